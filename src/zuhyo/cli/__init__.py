@@ -1,0 +1,37 @@
+"""The `zuhyo` command line: parses input, calls the library, presents output."""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+from zuhyo.errors import ZuhyoError
+
+app = typer.Typer(
+    name="zuhyo",
+    help="zuhyo (図表): build and evaluate chart & table VQA benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Each module adds its commands to `app`; all are light to import (heavy work is imported inside commands).
+_COMMAND_MODULES = ("listing", "bench", "images", "evaluation", "reporting")
+for _mod in _COMMAND_MODULES:
+    try:
+        importlib.import_module(f"zuhyo.cli.{_mod}").register(app)
+    except ModuleNotFoundError as _e:
+        if _e.name != f"zuhyo.cli.{_mod}":
+            raise
+
+
+def main() -> None:
+    """Console-script entry point: user-facing errors print without a traceback."""
+    from zuhyo.cli._common import console
+
+    try:
+        app()
+    except ZuhyoError as e:
+        console.print(f"[bold red]error:[/] {e}", highlight=False)
+        raise SystemExit(1) from None

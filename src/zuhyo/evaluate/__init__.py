@@ -1,0 +1,1 @@
+"""Evaluation: runner, run store, judges and metrics."""

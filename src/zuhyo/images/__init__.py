@@ -1,0 +1,1 @@
+"""Images: content-addressed store, URL materialisation, decode/resize/encode, perceptual hashing."""

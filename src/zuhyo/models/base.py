@@ -1,0 +1,126 @@
+"""The one async protocol every model backend implements, its registry and spec parsing.
+
+Backends know nothing of the runner: they turn one :class:`ChatRequest` into one :class:`ModelReply`, raising
+:class:`TransientModelError` for failures worth retrying (429, 5xx, timeouts, dropped connections) and
+:class:`PermanentModelError` for the rest. Retries, concurrency and bookkeeping belong to the runner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from zuhyo.errors import ModelError
+from zuhyo.registry import Registry
+from zuhyo.schema import Turn
+
+
+@dataclass(frozen=True)
+class PreparedImage:
+    """An image decoded, resized to the backend's limit and re-encoded once per sample."""
+
+    data: bytes
+    """Encoded bytes (PNG or JPEG)."""
+    mime: str
+    """MIME type of ``data``."""
+    width: int
+    height: int
+    sha256: str
+    """SHA-256 of the original (source) file, to tie the request to the sample's image."""
+    data_url: str = ""
+    """``data:<mime>;base64,...`` — computed once, reused by every request for the sample."""
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    """Sampling settings (HakushoBench protocol: temperature 0, 8,192 max tokens)."""
+
+    temperature: float = 0.0
+    max_tokens: int = 8192
+    seed: int | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    """Passed through to the provider as-is (e.g. {"reasoning_effort": "low"})."""
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One question to a model about one image."""
+
+    prompt: str
+    """The user text of the graded turn (template already applied)."""
+    image: PreparedImage | None
+    context: tuple[Turn, ...] = ()
+    """Earlier turns (multi-turn benchmarks), sent before the graded turn."""
+    system: str | None = None
+    config: GenerationConfig = field(default_factory=GenerationConfig)
+    want_logprobs: bool = False
+    """Ask for token log-probabilities (L3Score)."""
+    ocr_text: str | None = None
+    """OCR text of the image, for the `cot+ocr` prompt option and the `ocr` baseline."""
+
+
+@dataclass
+class ModelReply:
+    """What a backend returned."""
+
+    text: str
+    finish_reason: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    top_logprobs: list[dict[str, float]] | None = None
+    """Per generated token: {token: logprob} of the top alternatives (when requested and supported)."""
+
+
+class TransientModelError(ModelError):
+    """A failure that a retry may fix (HTTP 429/5xx, timeout, connection reset)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentModelError(ModelError):
+    """A failure no retry fixes (HTTP 400/401/404, malformed reply body after all retries)."""
+
+
+@runtime_checkable
+class ModelBackend(Protocol):
+    """An async chat model."""
+
+    spec: str
+    """The model spec string it was built from (recorded in predictions)."""
+    max_image_pixels: int | None
+    """Images are resized to at most this many pixels before encoding (None: no limit)."""
+    is_baseline: bool
+    """True for floors such as the OCR baseline (reports label them)."""
+
+    async def generate(self, request: ChatRequest) -> ModelReply: ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """Options common to all backends, from the CLI."""
+
+    endpoints: tuple[str, ...] = ()
+    """Extra base URLs for the same model (load-balanced)."""
+    api_key: str | None = None
+    timeout_s: float = 300.0
+    max_image_pixels: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+BackendFactory = Callable[[str, BackendOptions], ModelBackend]
+"""Builds a backend from the part of the spec after ``<kind>:`` and the options."""
+
+MODEL_BACKENDS: Registry[BackendFactory] = Registry("model backend")
+
+
+def build_backend(spec: str, options: BackendOptions | None = None) -> ModelBackend:
+    """``openai:<model>@<base_url>`` | ``hf:<local path>`` | ``ocr`` → a backend."""
+    from zuhyo.models import ensure_registered
+
+    ensure_registered()
+    kind, _, rest = spec.partition(":")
+    return MODEL_BACKENDS.get(kind)(rest, options or BackendOptions())
