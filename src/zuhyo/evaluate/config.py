@@ -1,0 +1,86 @@
+"""Run configuration and its fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zuhyo.benchmarks.base import BenchmarkSource
+from zuhyo.models.base import GenerationConfig
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """A benchmark to evaluate and where to load it from."""
+
+    name: str
+    source: BenchmarkSource = field(default_factory=BenchmarkSource)
+
+    def to_json(self) -> dict[str, Any]:
+        s = self.source
+        return {"name": self.name, "path": str(s.path) if s.path else None, "hf_id": s.hf_id,
+                "revision": s.revision, "split": s.split, "cache_dir": str(s.cache_dir) if s.cache_dir else None,
+                "options": dict(s.options)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> BenchmarkSpec:
+        return cls(d["name"], BenchmarkSource(
+            path=Path(d["path"]) if d.get("path") else None, hf_id=d.get("hf_id"), revision=d.get("revision"),
+            split=d.get("split"), cache_dir=Path(d["cache_dir"]) if d.get("cache_dir") else None,
+            options=d.get("options") or {}))
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with full jitter; Retry-After is honoured (capped at ``max_delay_s``)."""
+
+    max_retries: int = 5
+    base_delay_s: float = 1.0
+    max_delay_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Everything `zuhyo eval` needs."""
+
+    benchmarks: tuple[BenchmarkSpec, ...]
+    models: tuple[str, ...]
+    out: Path
+    prompts: tuple[str, ...] = ("direct",)
+    runs: int = 3
+    concurrency: int = 16
+    judge: str | None = "rules"
+    limit: int | None = None
+    generation: GenerationConfig = field(default_factory=GenerationConfig)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    timeout_s: float = 300.0
+    endpoints: tuple[str, ...] = ()
+    api_key: str | None = None
+    max_image_pixels: int | None = None
+    images_dir: Path | None = None
+    """Cache folder of `zuhyo images fetch` for URL-only benchmarks."""
+    strict: bool = False
+
+    def manifest(self) -> dict[str, Any]:
+        """What run.json records (no secrets)."""
+        return {
+            "benchmarks": [b.to_json() for b in self.benchmarks],
+            "models": list(self.models),
+            "prompts": list(self.prompts),
+            "runs": self.runs,
+            "judge": self.judge,
+            "limit": self.limit,
+            "generation": asdict(self.generation),
+            "max_image_pixels": self.max_image_pixels,
+            "images_dir": str(self.images_dir) if self.images_dir else None,
+        }
+
+
+def request_fingerprint(model: str, generation: GenerationConfig, prompt_version: str,
+                        max_image_pixels: int | None) -> str:
+    """Hash of what determines a request besides the sample: records with another fingerprint are not reused."""
+    blob = json.dumps([model, asdict(generation), prompt_version, max_image_pixels], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]

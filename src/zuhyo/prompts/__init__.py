@@ -1,0 +1,43 @@
+"""Prompt templates are data: text files in this package, each starting with a ``# version: N`` line.
+
+``load_prompt("eval/hakusho_direct")`` reads ``prompts/eval/hakusho_direct.txt``. Templates use
+``string.Template`` placeholders (``$question``), which never collide with braces in JSON examples.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+_VERSION_LINE = re.compile(r"^#\s*version:\s*(\S+)\s*$")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A template's text (version line stripped) and its version."""
+
+    name: str
+    text: str
+    version: str
+
+    def render(self, **values: str) -> str:
+        """Substitute ``$name`` placeholders; a missing value raises KeyError naming it."""
+        return string.Template(self.text).substitute(**values)
+
+
+@lru_cache(maxsize=None)
+def load_prompt(name: str) -> Prompt:
+    """Load ``<name>.txt`` from this package (``name`` may contain ``/``)."""
+    path = resources.files(__name__).joinpath(*f"{name}.txt".split("/"))
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no prompt template named {name!r} (expected zuhyo/prompts/{name}.txt)") from None
+    first, _, rest = raw.partition("\n")
+    m = _VERSION_LINE.match(first)
+    if not m:
+        raise ValueError(f"prompt template {name!r} must start with a '# version: N' line")
+    return Prompt(name=name, text=rest.rstrip("\n"), version=m.group(1))
