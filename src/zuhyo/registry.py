@@ -10,10 +10,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from zuhyo.errors import ZuhyoError
+
 T = TypeVar("T")
 
 
-class UnknownNameError(KeyError):
+class UnknownNameError(ZuhyoError, KeyError):
     """Raised for a name no entry is registered under; the message lists the known names."""
 
     def __str__(self) -> str:

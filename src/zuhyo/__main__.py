@@ -1,0 +1,5 @@
+"""`python -m zuhyo` = the `zuhyo` command."""
+
+from zuhyo.cli import main
+
+main()

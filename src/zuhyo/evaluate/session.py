@@ -1,0 +1,163 @@
+"""`zuhyo eval` and `zuhyo score` as library calls: load → infer → judge → summarise."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Protocol
+
+from zuhyo.benchmarks.base import load_benchmark
+from zuhyo.errors import DataError, ZuhyoError
+from zuhyo.evaluate.config import BenchmarkSpec, EvalConfig
+from zuhyo.evaluate.runner import InferenceRunner, LoadedBenchmark
+from zuhyo.evaluate.judges.base import Judge
+from zuhyo.evaluate.scoring import ScoringStats, score_predictions
+from zuhyo.evaluate.store import MANIFEST, SUMMARY, RunStore
+from zuhyo.evaluate.summary import build_summary
+from zuhyo.schema import Sample
+
+
+class ProgressReporter(Protocol):
+    """How the library reports progress; the CLI renders it with rich, tests pass None."""
+
+    def task(self, description: str, total: int) -> AbstractContextManager[Callable[[int], None]]: ...
+
+
+def load_benchmarks(specs: tuple[BenchmarkSpec, ...] | list[BenchmarkSpec], *, limit: int | None = None,
+                    strict: bool = False) -> tuple[list[LoadedBenchmark], list[str]]:
+    """Load each benchmark (first ``limit`` samples); returns them and the row errors met, as messages."""
+    loaded: list[LoadedBenchmark] = []
+    errors: list[str] = []
+    for spec in specs:
+        result = load_benchmark(spec.name, spec.source, strict=strict)
+        samples = result.samples[:limit] if limit else result.samples
+        ids = [s.id for s in samples]
+        if len(set(ids)) != len(ids):
+            dup = next(i for i in ids if ids.count(i) > 1)
+            raise DataError(f"benchmark {result.benchmark!r} has duplicate sample id {dup!r}")
+        loaded.append(LoadedBenchmark(spec.name, samples, result.base_dir))
+        errors += [str(e) for e in result.errors]
+    return loaded, errors
+
+
+def _samples_by_key(benches: list[LoadedBenchmark]) -> dict[tuple[str, str], Sample]:
+    return {(b.name, s.id): s for b in benches for s in b.samples}
+
+
+def _merge_manifest(store: RunStore, config: EvalConfig) -> dict[str, Any]:
+    """run.json accumulates benchmarks and models across invocations so `zuhyo score DIR` can reload them."""
+    new = config.manifest()
+    old = store.read_json(MANIFEST) or {}
+    benches = {b["name"]: b for b in old.get("benchmarks", [])}
+    benches.update({b["name"]: b for b in new["benchmarks"]})
+    new["benchmarks"] = list(benches.values())
+    new["models"] = sorted(set(old.get("models", [])) | set(new["models"]))
+    new["prompts"] = sorted(set(old.get("prompts", [])) | set(new["prompts"]))
+    new["runs"] = max(int(old.get("runs", 0)), config.runs)
+    new["baselines"] = sorted(set(old.get("baselines", [])))
+    return new
+
+
+def run_eval(config: EvalConfig, reporter: ProgressReporter | None = None) -> dict[str, Any]:
+    """Run (or resume) an evaluation; returns the summary document (also written to ``out/summary.json``)."""
+    return asyncio.run(_run_eval(config, reporter))
+
+
+async def _run_eval(config: EvalConfig, reporter: ProgressReporter | None) -> dict[str, Any]:
+    from zuhyo.evaluate.judges.base import JudgeOptions, build_judge
+    from zuhyo.models.base import BackendOptions, build_backend
+
+    t0 = time.perf_counter()
+    store = RunStore(config.out)
+    benches, load_errors = load_benchmarks(config.benchmarks, limit=config.limit, strict=config.strict)
+    manifest = _merge_manifest(store, config)
+    options = BackendOptions(endpoints=config.endpoints, api_key=config.api_key, timeout_s=config.timeout_s,
+                             max_image_pixels=config.max_image_pixels)
+    backends = [build_backend(spec, options) for spec in config.models]
+    # Build the judge before inference so a bad judge spec fails in a second, not after the run.
+    judge = build_judge(config.judge, JudgeOptions(api_key=config.api_key, timeout_s=config.timeout_s)) \
+        if config.judge else None
+    manifest["baselines"] = sorted(set(manifest["baselines"]) | {b.spec for b in backends if b.is_baseline})
+    store.write_json(MANIFEST, manifest)
+    try:
+        runner = InferenceRunner(config, store, backends)
+        pending = runner.pending_jobs(benches)
+        runner.stats = type(runner.stats)()  # pending_jobs counted; run() counts again
+        ctx = reporter.task("inference", len(pending)) if reporter else nullcontext(None)
+        with ctx as advance:
+            runner.progress = (lambda n, ok: advance(n)) if advance else None
+            inference = await runner.run(benches)
+    finally:
+        for b in backends:
+            await b.aclose()
+    scoring = None
+    if judge is not None:
+        scoring = await _score(store, _samples_by_key(benches), judge, config.concurrency, reporter)
+    summary = _write_summary(store, benches, manifest)
+    summary["inference"] = asdict(inference)
+    summary["scoring"] = asdict(scoring) if scoring else None
+    summary["load_errors"] = {"count": len(load_errors), "examples": load_errors[:20]}
+    summary["out"] = str(config.out)
+    summary["wall_s"] = round(time.perf_counter() - t0, 3)
+    store.write_json(SUMMARY, summary)
+    return summary
+
+
+async def _score(store: RunStore, samples: dict[tuple[str, str], Sample], judge: Judge, concurrency: int,
+                 reporter: ProgressReporter | None) -> ScoringStats:
+    try:
+        if reporter is None:
+            return await score_predictions(store, samples, judge, concurrency=concurrency)
+        holder: dict[str, Any] = {}
+
+        def on_total(n: int) -> None:
+            holder["ctx"] = reporter.task(f"judging ({judge.id})", n)
+            holder["advance"] = holder["ctx"].__enter__()
+
+        try:
+            return await score_predictions(store, samples, judge, concurrency=concurrency,
+                                           progress=lambda n: holder["advance"](n), on_total=on_total)
+        finally:
+            if "ctx" in holder:
+                holder["ctx"].__exit__(None, None, None)
+    finally:
+        await judge.aclose()
+
+
+def _write_summary(store: RunStore, benches: list[LoadedBenchmark], manifest: dict[str, Any]) -> dict[str, Any]:
+    preds = store.latest_predictions()
+    judgments = store.latest_judgments()
+    summary = build_summary(preds.values(), judgments.values(), _samples_by_key(benches),
+                            runs=int(manifest.get("runs", 1)), baselines=set(manifest.get("baselines", [])))
+    summary["store_read_errors"] = store.read_errors[:20]
+    return summary
+
+
+def rescore(out: Path, judge_spec: str, *, concurrency: int = 16, api_key: str | None = None,
+            reporter: ProgressReporter | None = None) -> dict[str, Any]:
+    """Judge stored predictions of run set ``out`` with ``judge_spec`` (no inference) and rewrite the summary."""
+    store = RunStore(out)
+    manifest = store.read_json(MANIFEST)
+    if manifest is None:
+        raise ZuhyoError(f"{out} is not a zuhyo run set (no {MANIFEST})")
+    specs = [BenchmarkSpec.from_json(b) for b in manifest["benchmarks"]]
+    benches, load_errors = load_benchmarks(specs, limit=manifest.get("limit"))
+
+    from zuhyo.evaluate.judges.base import JudgeOptions, build_judge
+
+    judge = build_judge(judge_spec, JudgeOptions(api_key=api_key))
+
+    async def go() -> ScoringStats:
+        return await _score(store, _samples_by_key(benches), judge, concurrency, reporter)
+
+    scoring = asyncio.run(go())
+    summary = _write_summary(store, benches, manifest)
+    summary["scoring"] = asdict(scoring)
+    summary["load_errors"] = {"count": len(load_errors), "examples": load_errors[:20]}
+    summary["out"] = str(out)
+    store.write_json(SUMMARY, summary)
+    return summary

@@ -1,0 +1,146 @@
+"""Aggregation of judgments into ``summary.json`` (pure functions over records and samples).
+
+Per model × benchmark × prompt × judge: per-run accuracy (mean score over *scored* items of that run), mean and
+sample std over runs (ddof = 1, as the HakushoBench paper reports mean ± std over 3 runs), counts of scored,
+unscored (undecided or judge failure: excluded, never counted wrong) and errored items (the model call failed),
+and per-category means (image type, difficulty flag, AstroChart category and aspect, ChartQAPro question type,
+CharXiv kind). Categories are averaged per run first, then mean ± std over runs, like the overall score.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from zuhyo.evaluate.records import JudgmentRecord, PredictionRecord
+from zuhyo.schema import Sample
+
+SUMMARY_SCHEMA_VERSION = 1
+
+
+def mean_std(values: list[float]) -> tuple[float | None, float | None]:
+    """Mean and sample std (ddof = 1; None with fewer than 2 values)."""
+    if not values:
+        return None, None
+    mean = statistics.fmean(values)
+    std = statistics.stdev(values) if len(values) > 1 else None
+    return mean, std
+
+
+def sample_categories(sample: Sample) -> dict[str, list[str]]:
+    """Category axes an item belongs to, for per-category breakdowns."""
+    cats: dict[str, list[str]] = {}
+    if sample.image_type is not None:
+        cats["image_type"] = [sample.image_type.value]
+    if sample.flags:
+        cats["flag"] = [f.value for f in sample.flags]
+    if sample.astro is not None:
+        cats["category"] = [sample.astro.category.value]
+        cats["qa_type"] = [sample.astro.qa_type.value]
+        if sample.astro.aspect is not None:
+            cats["aspect"] = [sample.astro.aspect.value]
+    if sample.chartqapro is not None:
+        cats["question_type"] = [sample.chartqapro.question_type]
+    if sample.charxiv is not None:
+        cats["charxiv_kind"] = [sample.charxiv.kind]
+    if sample.split:
+        cats["split"] = [sample.split]
+    return cats
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else round(x, 6)
+
+
+def build_summary(predictions: Iterable[PredictionRecord], judgments: Iterable[JudgmentRecord],
+                  samples: dict[tuple[str, str], Sample], *, runs: int,
+                  baselines: set[str] | None = None) -> dict[str, Any]:
+    """The summary document: one entry per (model, benchmark, prompt, judge)."""
+    preds = {p.key: p for p in predictions}
+    groups: dict[tuple[str, str, str, str], list[JudgmentRecord]] = defaultdict(list)
+    for j in judgments:
+        groups[(j.model, j.benchmark, j.prompt, j.judge)].append(j)
+    pred_groups: dict[tuple[str, str, str], list[PredictionRecord]] = defaultdict(list)
+    for p in preds.values():
+        pred_groups[(p.model, p.benchmark, p.prompt)].append(p)
+    n_samples = defaultdict(int)
+    for bench, _sid in samples:
+        n_samples[bench] += 1
+
+    entries = []
+    judges_seen = sorted({j for (_, _, _, j) in groups})
+    for (model, bench, prompt), plist in sorted(pred_groups.items()):
+        for judge in judges_seen or [None]:
+            jl = groups.get((model, bench, prompt, judge), []) if judge else []
+            entries.append(_entry(model, bench, prompt, judge, plist, jl, samples, runs, n_samples[bench],
+                                  baselines or set()))
+    return {"schema_version": SUMMARY_SCHEMA_VERSION, "entries": entries}
+
+
+def _entry(model: str, bench: str, prompt: str, judge: str | None, plist: list[PredictionRecord],
+           jlist: list[JudgmentRecord], samples: dict[tuple[str, str], Sample], runs: int, n_bench: int,
+           baselines: set[str]) -> dict[str, Any]:
+    ok_keys = {p.key for p in plist if p.status == "ok"}
+    # Only judgments of the current ok predictions count (a stale judgment of a superseded record does not).
+    jlist = [j for j in jlist if (j.benchmark, j.sample_id, j.model, j.prompt, j.run_index) in ok_keys]
+    per_run_scores: dict[int, list[float]] = defaultdict(list)
+    per_run_cat: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    metric_vals: dict[str, list[float]] = defaultdict(list)
+    unscored = defaultdict(int)
+    decided_by: dict[str, int] = defaultdict(int)
+    for j in jlist:
+        if j.decided_by:
+            decided_by[j.decided_by] += 1
+        for name, v in j.metrics.items():
+            metric_vals[name].append(v)
+        if j.verdict in ("undecided", "unscored") or j.score is None:
+            unscored[j.run_index] += 1
+            continue
+        per_run_scores[j.run_index].append(j.score)
+        sample = samples.get((j.benchmark, j.sample_id))
+        if sample is not None:
+            for axis, values in sample_categories(sample).items():
+                for v in values:
+                    per_run_cat[(axis, v)][j.run_index].append(j.score)
+    errors = defaultdict(int)
+    outcomes: dict[str, int] = defaultdict(int)
+    for p in plist:
+        outcomes[p.outcome or ("answered" if p.status == "ok" else "error")] += 1
+        if p.status != "ok":
+            errors[p.run_index] += 1
+    run_rows = []
+    accs = []
+    for r in range(runs):
+        scores = per_run_scores.get(r, [])
+        acc = statistics.fmean(scores) if scores else None
+        if acc is not None:
+            accs.append(acc)
+        present = sum(1 for p in plist if p.run_index == r)
+        run_rows.append({"run_index": r, "accuracy": _round(acc), "n_scored": len(scores),
+                         "n_unscored": unscored.get(r, 0), "n_errors": errors.get(r, 0),
+                         "n_missing": max(0, n_bench - present)})
+    mean, std = mean_std(accs)
+    by_category: dict[str, dict[str, Any]] = defaultdict(dict)
+    for (axis, value), run_scores in sorted(per_run_cat.items()):
+        run_means = [statistics.fmean(v) for _, v in sorted(run_scores.items()) if v]
+        m, s = mean_std(run_means)
+        by_category[axis][value] = {"mean": _round(m), "std": _round(s),
+                                    "n": sum(len(v) for v in run_scores.values())}
+    return {
+        "model": model, "benchmark": bench, "prompt": prompt, "judge": judge,
+        "baseline": model in baselines,
+        "runs": run_rows,
+        "mean": _round(mean), "std": _round(std),
+        "n_samples": n_bench,
+        "n_scored": sum(r["n_scored"] for r in run_rows),
+        "n_unscored": sum(r["n_unscored"] for r in run_rows),
+        "n_errors": sum(r["n_errors"] for r in run_rows),
+        "n_missing": sum(r["n_missing"] for r in run_rows),
+        "outcomes": dict(outcomes),
+        "decided_by": dict(decided_by),
+        "metrics": {k: _round(statistics.fmean(v)) for k, v in sorted(metric_vals.items()) if v},
+        "by_category": dict(by_category),
+    }

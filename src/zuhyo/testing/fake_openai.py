@@ -1,0 +1,218 @@
+"""A real OpenAI-compatible HTTP server for tests, benchmarks and offline dry runs.
+
+It answers ``POST /v1/chat/completions`` from an answer key (question → reply), and can inject faults: 429 with
+Retry-After, 500, slow replies, dropped connections and malformed bodies, each with a given probability per
+request (seeded). ``GET /stats`` reports what it saw. Run it standalone::
+
+    python -m zuhyo.testing.fake_openai --answers key.json --port 8000 --fail-rate 0.2
+
+It is a stand-in for a model, not for HTTP: requests go over real sockets on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+FAULTS = ("429", "500", "slow", "drop", "malformed")
+REFUSAL = "__REFUSAL__"
+EMPTY = "__EMPTY__"
+
+
+@dataclass
+class ServerState:
+    """Answer key, fault settings and counters."""
+
+    answers: dict[str, str] = field(default_factory=dict)
+    """question → reply text (Direct); CoT prompts get reasoning + 'Answer: <reply>'."""
+    default_answer: str = "unknown"
+    fail_rate: float = 0.0
+    faults: tuple[str, ...] = FAULTS
+    slow_s: float = 5.0
+    latency_s: float = 0.0
+    seed: int = 0
+    requests: int = 0
+    faults_injected: dict[str, int] = field(default_factory=dict)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    seen_questions: dict[str, int] = field(default_factory=dict)
+    bytes_in: int = 0
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+        # Longest questions first so a question that contains another is matched first.
+        self._ordered = sorted(self.answers, key=len, reverse=True)
+
+    def lookup(self, text: str) -> tuple[str | None, str]:
+        for q in self._ordered:
+            if q in text:
+                return q, self.answers[q]
+        return None, self.default_answer
+
+    def draw_fault(self) -> str | None:
+        if self.fail_rate and self._rng.random() < self.fail_rate:
+            return self._rng.choice(self.faults)
+        return None
+
+
+def _last_user_text(body: dict[str, Any]) -> str:
+    for msg in reversed(body.get("messages", [])):
+        if msg.get("role") != "user":
+            continue
+        content = msg.get("content")
+        if isinstance(content, str):
+            return content
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
+def _is_cot(text: str) -> bool:
+    return "Answer:" in text or "step-by-step" in text or "ステップバイステップ" in text or "step by step" in text
+
+
+def make_app(state: ServerState) -> web.Application:
+    async def chat(request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        state.requests += 1
+        state.bytes_in += len(raw)
+        state.in_flight += 1
+        state.max_in_flight = max(state.max_in_flight, state.in_flight)
+        try:
+            fault = state.draw_fault()
+            if fault:
+                state.faults_injected[fault] = state.faults_injected.get(fault, 0) + 1
+            if fault == "429":
+                return web.json_response({"error": {"message": "rate limited"}}, status=429,
+                                         headers={"Retry-After": "0"})
+            if fault == "500":
+                return web.json_response({"error": {"message": "internal error"}}, status=500)
+            if fault == "slow":
+                await asyncio.sleep(state.slow_s)
+            if fault == "drop":
+                assert request.transport is not None
+                request.transport.close()
+                raise asyncio.CancelledError  # connection gone; aiohttp drops the handler
+            if fault == "malformed":
+                return web.Response(body=b'{"choices": [ {"message": ', content_type="application/json")
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                return web.json_response({"error": {"message": "bad json"}}, status=400)
+            if state.latency_s:
+                await asyncio.sleep(state.latency_s)
+            text = _last_user_text(body)
+            question, answer = state.lookup(text)
+            if question is not None:
+                state.seen_questions[question] = state.seen_questions.get(question, 0) + 1
+            reply = f"The chart shows the values.\nAnswer: {answer}" if _is_cot(text) else answer
+            message: dict[str, Any] = {"role": "assistant", "content": reply}
+            if answer == REFUSAL:  # an answer key can script a refusal or an empty reply
+                message = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
+            elif answer == EMPTY:
+                message = {"role": "assistant", "content": ""}
+            doc: dict[str, Any] = {
+                "id": f"chatcmpl-{state.requests}", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model", "fake"),
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": len(text), "completion_tokens": len(reply),
+                          "total_tokens": len(text) + len(reply)},
+            }
+            if body.get("logprobs"):
+                yes = answer.strip().lower() in ("yes", "はい")
+                doc["choices"][0]["logprobs"] = {"content": [{"token": "Yes" if yes else "No", "logprob": -0.05,
+                                                              "top_logprobs": [
+                                                                  {"token": "Yes", "logprob": -0.05 if yes else -3.0},
+                                                                  {"token": "No", "logprob": -3.0 if yes else -0.05}]}]}
+            return web.json_response(doc)
+        finally:
+            state.in_flight -= 1
+
+    async def stats(request: web.Request) -> web.Response:
+        return web.json_response({"requests": state.requests, "faults": state.faults_injected,
+                                  "max_in_flight": state.max_in_flight, "seen_questions": state.seen_questions,
+                                  "bytes_in": state.bytes_in})
+
+    app = web.Application(client_max_size=64 * 1024 * 1024)
+    app.router.add_post("/v1/chat/completions", chat)
+    app.router.add_get("/stats", stats)
+    return app
+
+
+class FakeOpenAIServer:
+    """The server on 127.0.0.1 in a background thread (for in-process tests)."""
+
+    def __init__(self, state: ServerState, port: int = 0) -> None:
+        self.state = state
+        self._port = port
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> FakeOpenAIServer:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+        return self
+
+    async def _start(self) -> None:
+        self._runner = web.AppRunner(make_app(self.state), access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self._port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--answers", help="JSON file: {question: answer}")
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--fail-rate", type=float, default=0.0)
+    ap.add_argument("--faults", default=",".join(FAULTS))
+    ap.add_argument("--slow-s", type=float, default=5.0)
+    ap.add_argument("--latency-s", type=float, default=0.0)
+    ap.add_argument("--default-answer", default="unknown")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    answers = json.load(open(args.answers, encoding="utf-8")) if args.answers else {}
+    state = ServerState(answers=answers, default_answer=args.default_answer, fail_rate=args.fail_rate,
+                        faults=tuple(args.faults.split(",")), slow_s=args.slow_s, latency_s=args.latency_s,
+                        seed=args.seed)
+
+    async def serve() -> None:
+        runner = web.AppRunner(make_app(state), access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", args.port)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        print(f"PORT {port}", flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""The evaluation runner against a real local HTTP server: accuracy, faults, resume after SIGKILL, outcomes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli_json
+from zuhyo.benchmarks.base import BenchmarkSource, load_benchmark
+from zuhyo.testing.fake_openai import EMPTY, REFUSAL
+
+
+@pytest.fixture(scope="module")
+def chartqa_samples(shared_data: Path):
+    result = load_benchmark("chartqa", BenchmarkSource(path=shared_data / "chartqa"))
+    assert len(result.samples) == 61
+    return result.samples
+
+
+def _answer_key(samples, wrong_every: int = 4) -> tuple[dict[str, str], float]:
+    """Correct answers except every ``wrong_every``-th sample; returns (key, expected accuracy)."""
+    key = {}
+    wrong = 0
+    for i, s in enumerate(samples):
+        if i % wrong_every == wrong_every - 1:
+            key[s.question] = "zzzz-wrong"
+            wrong += 1
+        else:
+            key[s.question] = s.answer
+    return key, 1 - wrong / len(samples)
+
+
+def _eval_args(shared_data: Path, url: str, out: Path, *extra: str) -> list[str]:
+    return ["eval", "--bench", "chartqa", "--path", str(shared_data / "chartqa"), "--model", f"openai:fake@{url}",
+            "--out", str(out), "--quiet", *extra]
+
+
+def _prediction_keys(out: Path) -> list[tuple]:
+    rows = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines() if line.strip()]
+    return [(r["benchmark"], r["sample_id"], r["model"], r["prompt"], r["run_index"], r["status"]) for r in rows]
+
+
+def test_accuracy_matches_answer_key(tmp_path, shared_data, chartqa_samples, fake_server):
+    key, expected = _answer_key(chartqa_samples)
+    server = fake_server(answers=key)
+    summary = run_cli_json(*_eval_args(shared_data, server.base_url, tmp_path / "run", "--runs", "3",
+                                       "--prompt", "both", "--judge", "rules"))
+    entries = {e["prompt"]: e for e in summary["entries"]}
+    assert set(entries) == {"direct", "cot"}
+    for e in entries.values():
+        assert e["n_scored"] == 61 * 3 and e["n_errors"] == 0 and e["n_unscored"] == 0
+        assert e["mean"] == pytest.approx(expected, abs=1e-9)
+        assert e["std"] == pytest.approx(0.0, abs=1e-12)
+        assert [r["accuracy"] for r in e["runs"]] == pytest.approx([expected] * 3)
+    assert summary["inference"]["ok"] == 61 * 2 * 3
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["entries"]
+
+
+def test_injected_faults_every_item_scored(tmp_path, shared_data, chartqa_samples, fake_server):
+    key, expected = _answer_key(chartqa_samples)
+    server = fake_server(answers=key, fail_rate=0.2, slow_s=3.0, seed=7)
+    summary = run_cli_json(*_eval_args(shared_data, server.base_url, tmp_path / "run", "--runs", "2",
+                                       "--prompt", "direct", "--judge", "rules", "--timeout", "1",
+                                       "--retry-base", "0.01", "--retries", "8", "--concurrency", "16"))
+    faults = server.state.faults_injected
+    assert sum(faults.values()) > 15, faults
+    assert set(faults) >= {"429", "500", "drop", "malformed", "slow"}
+    (e,) = summary["entries"]
+    assert e["n_errors"] == 0 and e["n_scored"] == 61 * 2
+    assert e["mean"] == pytest.approx(expected)
+    assert summary["inference"]["retries"] >= sum(faults.values())
+    keys = _prediction_keys(tmp_path / "run")
+    assert len(keys) == len(set(keys)) == 61 * 2
+
+
+def test_failures_are_errors_not_wrong_and_resume_fills_them(tmp_path, shared_data, chartqa_samples, fake_server):
+    key, expected = _answer_key(chartqa_samples)
+    down = fake_server(answers=key, fail_rate=1.0, faults=("500",))
+    out = tmp_path / "run"
+    summary = run_cli_json(*_eval_args(shared_data, down.base_url, out, "--runs", "1", "--prompt", "direct",
+                                       "--judge", "rules", "--retries", "1", "--retry-base", "0.001", "--limit", "10"))
+    (e,) = summary["entries"]
+    assert e["n_errors"] == 10 and e["n_scored"] == 0 and e["mean"] is None
+    assert summary["inference"]["outcomes"] == {"http_500": 10}
+    # Same command against a healthy server (same URL spec is required for the same model key, so reuse the port).
+    up = fake_server(answers=key)
+    down.stop()
+    from zuhyo.testing.fake_openai import FakeOpenAIServer, ServerState
+
+    healthy = FakeOpenAIServer(ServerState(answers=key), port=down.port).start()
+    try:
+        summary2 = run_cli_json(*_eval_args(shared_data, down.base_url, out, "--runs", "1", "--prompt", "direct",
+                                            "--judge", "rules", "--limit", "10"))
+    finally:
+        healthy.stop()
+    (e2,) = summary2["entries"]
+    assert e2["n_errors"] == 0 and e2["n_scored"] == 10
+    expected10 = sum(1 for s in chartqa_samples[:10] if key[s.question] == s.answer) / 10
+    assert e2["mean"] == pytest.approx(expected10)
+    assert summary2["inference"]["skipped_done"] == 0 and summary2["inference"]["ok"] == 10
+    del up
+
+
+def test_sigkill_mid_run_then_resume_gives_exactly_the_uninterrupted_records(tmp_path, shared_data,
+                                                                              chartqa_samples, fake_server):
+    key, expected = _answer_key(chartqa_samples)
+    server = fake_server(answers=key, latency_s=0.03)
+    out = tmp_path / "killed"
+    args = _eval_args(shared_data, server.base_url, out, "--runs", "3", "--prompt", "both", "--judge", "rules",
+                      "--concurrency", "4")
+    proc = subprocess.Popen([sys.executable, "-m", "zuhyo", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env={**os.environ})
+    pred = out / "predictions.jsonl"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if pred.exists() and pred.read_bytes().count(b"\n") >= 60:
+            break
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = pred.read_bytes().count(b"\n")
+    assert 60 <= partial < 366, "the kill should land mid-run"
+    summary = run_cli_json(*args)
+    assert summary["inference"]["skipped_done"] >= partial - 1
+    keys = _prediction_keys(out)
+    ok_keys = [k for k in keys if k[-1] == "ok"]
+    assert len(ok_keys) == len(set(ok_keys)) == 366, "every request exactly once"
+    # The same command uninterrupted gives the same record set and the same scores.
+    ref = tmp_path / "reference"
+    ref_summary = run_cli_json(*_eval_args(shared_data, server.base_url, ref, "--runs", "3", "--prompt", "both",
+                                           "--judge", "rules", "--concurrency", "16"))
+    assert sorted(ok_keys) == sorted(k for k in _prediction_keys(ref) if k[-1] == "ok")
+    strip = lambda s: [(e["prompt"], e["mean"], e["n_scored"]) for e in s["entries"]]  # noqa: E731
+    assert strip(summary) == strip(ref_summary)
+    judged = [json.loads(x) for x in (out / "judgments.jsonl").read_text().splitlines()]
+    jkeys = Counter((j["sample_id"], j["prompt"], j["run_index"]) for j in judged)
+    assert max(jkeys.values()) == 1 and len(jkeys) == 366
+
+
+def test_empty_refusal_and_missing_image_outcomes(tmp_path, fake_server):
+    from PIL import Image
+
+    img = tmp_path / "a.png"
+    Image.new("RGB", (40, 30), "white").save(img)
+    rows = [
+        {"id": "ok", "benchmark": "mini", "question": "Q-ok?", "answers": ["42"], "image": {"path": "a.png"}},
+        {"id": "empty", "benchmark": "mini", "question": "Q-empty?", "answers": ["1"], "image": {"path": "a.png"}},
+        {"id": "refuse", "benchmark": "mini", "question": "Q-refuse?", "answers": ["2"], "image": {"path": "a.png"}},
+        {"id": "noimg", "benchmark": "mini", "question": "Q-noimg?", "answers": ["3"], "image": {"path": "gone.png"}},
+        {"id": "corrupt", "benchmark": "mini", "question": "Q-corrupt?", "answers": ["4"],
+         "image": {"path": "bad.png"}},
+    ]
+    (tmp_path / "bad.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 50)
+    (tmp_path / "mini.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    server = fake_server(answers={"Q-ok?": "42", "Q-empty?": EMPTY, "Q-refuse?": REFUSAL})
+    summary = run_cli_json("eval", "--bench", "local", "--path", str(tmp_path / "mini.jsonl"), "--model",
+                           f"openai:fake@{server.base_url}", "--runs", "1", "--prompt", "direct", "--judge", "rules",
+                           "--out", str(tmp_path / "run"), "--quiet")
+    (e,) = summary["entries"]
+    assert e["outcomes"] == {"answered": 1, "empty": 1, "refusal": 1, "image": 2}
+    assert e["n_errors"] == 2
+    assert e["n_scored"] == 3 and e["mean"] == pytest.approx(1 / 3)
+    msgs = " ".join(summary["inference"]["error_examples"])
+    assert "noimg" in msgs and "gone.png" in msgs and "corrupt" in msgs
