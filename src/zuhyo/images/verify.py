@@ -1,0 +1,144 @@
+"""Checking that downloaded bytes are a usable image: decodes, is not truncated, is not a decompression bomb."""
+
+from __future__ import annotations
+
+from io import BytesIO
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
+
+from zuhyo.errors import ImageError
+from zuhyo.images.store import sniff_image_type
+
+if TYPE_CHECKING:
+    from PIL.ImageFile import ImageFile
+
+#: Pillow's own default ``Image.MAX_IMAGE_PIXELS`` (1024 * 1024 * 1024 // 4 // 3), as an explicit constant so the
+#: limit does not change when some other code changes Pillow's global.
+DEFAULT_MAX_PIXELS = 89_478_485
+#: 50 MiB: far above any chart or table figure, small enough to hold in memory at fetch concurrency.
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+#: Raster formats figures are published in. Restricting Pillow to these keeps exotic decoders (EPS needs
+#: Ghostscript; ICNS/ICO pick sub-images) out of the path of untrusted downloads.
+#: (Multi-picture JPEGs open as JPEG and report format MPO.)
+ALLOWED_FORMATS: tuple[str, ...] = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF")
+
+_FORMAT_MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "MPO": "image/jpeg", "GIF": "image/gif",
+                "WEBP": "image/webp", "BMP": "image/bmp", "TIFF": "image/tiff"}
+_FORMAT_SUFFIX = {"PNG": ".png", "JPEG": ".jpg", "MPO": ".jpg", "GIF": ".gif", "WEBP": ".webp", "BMP": ".bmp",
+                  "TIFF": ".tif"}
+
+
+class ImageInfo(BaseModel):
+    """What verification learnt about an image."""
+
+    model_config = ConfigDict(frozen=True)
+
+    width: int
+    height: int
+    format: str
+    """Pillow format name: PNG, JPEG, GIF, WEBP, BMP, TIFF, MPO."""
+    mime: str
+    """MIME type, e.g. image/png."""
+
+    @property
+    def suffix(self) -> str:
+        """File suffix for the store, e.g. ``.png``."""
+        return _FORMAT_SUFFIX.get(self.format, ".bin")
+
+
+def describe_non_image(data: bytes) -> str:
+    """A short hint at what non-image bytes are (for error messages): HTML, JSON, text, or the first bytes."""
+    head = data[:512].lstrip().lower()
+    if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head[:200]:
+        return "looks like an HTML page"
+    if head.startswith(b"<?xml") or head.startswith(b"<svg"):
+        return "looks like XML/SVG (vector images are not supported)"
+    if head.startswith((b"{", b"[")):
+        return "looks like JSON"
+    if head.startswith(b"%pdf"):
+        return "looks like a PDF"
+    return f"starts with {data[:16]!r}"
+
+
+def check_dimensions(width: int, height: int, max_pixels: int) -> None:
+    """Reject zero-size images and images over ``max_pixels`` (decompression bombs), from header sizes."""
+    if width <= 0 or height <= 0:
+        raise ImageError(f"image header declares a zero size ({width}x{height})")
+    if width * height > max_pixels:
+        raise ImageError(f"image is {width}x{height} = {width * height:,} pixels, over the {max_pixels:,}-pixel "
+                         "limit (possible decompression bomb); not decoded")
+
+
+def verify_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, max_bytes: int = DEFAULT_MAX_BYTES,
+                 formats: tuple[str, ...] = ALLOWED_FORMATS) -> ImageInfo:
+    """Check that ``data`` is a complete, decodable raster image of sane size; raise :class:`ImageError` if not.
+
+    Order matters for safety: the size from the header is checked against ``max_pixels`` *before* any pixel is
+    decoded, with our own limit rather than Pillow's global ``Image.MAX_IMAGE_PIXELS`` (which other code may
+    raise or set to None). Pillow's own guard still applies on top and is reported the same way. Then
+    ``verify()`` checks the file structure (for PNG: every chunk CRC and the IEND end marker, so truncated files
+    fail), and finally the first frame's pixels are actually decoded.
+    """
+    if not data:
+        raise ImageError("empty file (0 bytes)")
+    if len(data) > max_bytes:
+        raise ImageError(f"file is {len(data):,} bytes, over the {max_bytes:,}-byte limit")
+    from PIL import Image
+
+    try:
+        im = _open_header(data, formats)
+    except Exception as e:  # any parser failure on untrusted bytes means "corrupt"
+        raise ImageError(f"corrupt image header: {type(e).__name__}: {e}") from None
+    if im is None:
+        sniffed = sniff_image_type(data)
+        if sniffed is not None:
+            raise ImageError(f"corrupt or truncated {sniffed[1]} header ({len(data):,} bytes)")
+        raise ImageError(f"not an image in a supported format ({', '.join(formats)}); "
+                         f"{describe_non_image(data)}")
+    with im:
+        width, height = im.size
+        fmt = im.format or "unknown"
+        check_dimensions(width, height, max_pixels)
+        try:
+            im.verify()
+        except Exception as e:
+            raise ImageError(f"corrupt or truncated {fmt} file ({width}x{height}): {type(e).__name__}: {e}") from None
+    try:
+        # verify() leaves the image object unusable, so decode from a fresh parse.
+        with Image.open(BytesIO(data), formats=list(formats)) as im:
+            im.load()
+    except Image.DecompressionBombError as e:
+        raise ImageError(f"decompression bomb rejected by Pillow: {e}") from None
+    except Exception as e:
+        raise ImageError(f"cannot decode {fmt} pixels ({width}x{height}; file truncated or corrupt): "
+                         f"{type(e).__name__}: {e}") from None
+    return ImageInfo(width=width, height=height, format=fmt, mime=_FORMAT_MIME.get(fmt, f"image/{fmt.lower()}"))
+
+
+def _open_header(data: bytes, formats: tuple[str, ...]) -> ImageFile | None:
+    """Parse only the header with the first format plugin that accepts ``data``; None when none does.
+
+    This is what ``Image.open`` does minus its call to Pillow's global decompression-bomb check, so that our own
+    ``max_pixels`` limit is applied first, whatever ``Image.MAX_IMAGE_PIXELS`` is set to.
+    """
+    import struct
+
+    from PIL import Image
+
+    Image.preinit()
+    prefix = data[:16]
+    for fmt in formats:
+        if fmt not in Image.OPEN:
+            Image.init()
+        if fmt not in Image.OPEN:
+            raise ValueError(f"Pillow has no decoder for format {fmt}")
+        factory, accept = Image.OPEN[fmt]
+        accepted = True if accept is None else accept(prefix)
+        if isinstance(accepted, str) or not accepted:  # a str is Pillow's "missing codec" notice
+            continue
+        try:
+            return factory(BytesIO(data), "")
+        except (SyntaxError, IndexError, TypeError, struct.error):
+            continue  # the same "not this format" signals Image.open itself skips on
+    return None
