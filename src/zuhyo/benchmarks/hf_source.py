@@ -88,8 +88,8 @@ def open_rows(source: BenchmarkSource, errors: RowErrors, *, default_split: str 
         return RowSet(_dataset_rows(ds), local, split)
     if source.path is not None:
         raise DataError(f"benchmark {errors.dataset!r}: path {local} does not exist")
-    split = source.split or default_split
-    loaded = _load_dataset(location, source.revision, split, source.cache_dir)
+    # Without an explicit split, load them all so a dataset whose only split is not `default_split` still loads.
+    loaded = _load_dataset(location, source.revision, source.split, source.cache_dir)
     ds, split = _pick_split(loaded, source.split, default_split, location)
     return RowSet(_dataset_rows(ds), None, split)
 
