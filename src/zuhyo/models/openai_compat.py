@@ -32,12 +32,18 @@ def parse_openai_spec(rest: str) -> tuple[str, str]:
     return model, base.rstrip("/")
 
 
-def build_messages(request: ChatRequest) -> list[dict[str, Any]]:
+#: Stands in for the image's data URL while the rest of the body is JSON-encoded (see ``encode_body``).
+_IMAGE_TOKEN = "__zuhyo_image_data_url__"
+
+
+def build_messages(request: ChatRequest, image_url: str | None = None) -> list[dict[str, Any]]:
     """Chat messages: optional system, earlier turns (image attached to the first user turn), graded turn."""
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
-    image_part = ({"type": "image_url", "image_url": {"url": request.image.data_url}}
+    if request.image is not None and image_url is None:
+        image_url = request.image.data_url
+    image_part = ({"type": "image_url", "image_url": {"url": image_url}}
                   if request.image is not None else None)
     first = True
     for turn in request.context:
@@ -91,11 +97,11 @@ class OpenAICompatBackend:
     def _pick_endpoint(self) -> _Endpoint:
         return min(self._endpoints, key=lambda e: e.in_flight)
 
-    def payload(self, request: ChatRequest) -> dict[str, Any]:
+    def payload(self, request: ChatRequest, image_url: str | None = None) -> dict[str, Any]:
         cfg = request.config
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": build_messages(request),
+            "messages": build_messages(request, image_url),
             "temperature": cfg.temperature,
             "max_tokens": cfg.max_tokens,
         }
@@ -107,11 +113,21 @@ class OpenAICompatBackend:
         body.update(cfg.extra_body)
         return body
 
+    def encode_body(self, request: ChatRequest) -> bytes:
+        """The JSON body as bytes. The image's data URL (hundreds of KB of base64, already JSON-safe ASCII) is
+        spliced in after encoding the small rest: JSON-encoding it per request cost ~1.4 ms of CPU, most of the
+        client's time per request."""
+        if request.image is None:
+            return json.dumps(self.payload(request), ensure_ascii=False).encode("utf-8")
+        head = json.dumps(self.payload(request, _IMAGE_TOKEN), ensure_ascii=False).encode("utf-8")
+        parts = head.split(_IMAGE_TOKEN.encode("ascii"))
+        return request.image.data_url.encode("ascii").join(parts)
+
     async def generate(self, request: ChatRequest) -> ModelReply:
         import aiohttp
 
         session = await self._get_session()
-        body = json.dumps(self.payload(request), ensure_ascii=False).encode("utf-8")
+        body = self.encode_body(request)
         ep = self._pick_endpoint()
         ep.in_flight += 1
         try:

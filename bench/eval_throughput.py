@@ -1,0 +1,203 @@
+"""Throughput of `zuhyo eval`'s inference stage against an instant local OpenAI-compatible server.
+
+Workload (issue: evaluation engine, Performance): N samples × 2 prompts × R runs at concurrency C, with real
+chart PNGs (the ChartQA test charts in shared/data, upscaled 2× so files are ~100–300 KB). In the same command:
+
+1. ``bare``  — a bare aiohttp loop sending pre-built request bodies (images already base64'd) to the same
+   server at the same concurrency: the ceiling for this server and machine;
+2. ``zuhyo`` — the real runner (image preparation, prompt rendering, retries machinery, append-only store);
+3. ``inspect_ai`` (optional, ``--peer inspect``) — the same requests through inspect_ai's OpenAI client path.
+
+Prints requests/s, harness CPU ms per request (process user+sys time / requests) and ratios, as JSON too.
+The server runs in its own process so its CPU is not counted.
+
+    python bench/eval_throughput.py                       # full: 2053 samples × 2 × 3 = 12,318 requests
+    python bench/eval_throughput.py --samples 300 --runs 1 --peer inspect --peer-requests 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import io
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHARTQA = ROOT.parent / "shared" / "data" / "chartqa" / "test" / "png"
+
+
+def cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def build_workload(workdir: Path, n_samples: int) -> tuple[Path, list[Path]]:
+    """A local zuhyo JSONL benchmark of n samples cycling over the upscaled real charts."""
+    from PIL import Image
+
+    img_dir = workdir / "images"
+    img_dir.mkdir(parents=True)
+    charts = sorted(CHARTQA.glob("*.png"))
+    if not charts:
+        sys.exit(f"no charts found in {CHARTQA}")
+    files = []
+    for src in charts:
+        with Image.open(src) as im:
+            im = im.convert("RGB").resize((im.width * 2, im.height * 2), Image.Resampling.LANCZOS)
+            dst = img_dir / src.name
+            im.save(dst, format="PNG", compress_level=6)
+            files.append(dst)
+    with (workdir / "bench.jsonl").open("w") as f:
+        for i in range(n_samples):
+            img = files[i % len(files)]
+            f.write(json.dumps({"id": f"s{i:05d}", "benchmark": "throughput",
+                                "question": f"What is the value of series {i}?", "answers": [str(i)],
+                                "image": {"path": f"images/{img.name}"}}) + "\n")
+    return workdir / "bench.jsonl", files
+
+
+def start_server() -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-m", "zuhyo.testing.fake_openai", "--port", "0",
+                             "--default-answer", "42"], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    port = int(line.split()[1])
+    return proc, f"http://127.0.0.1:{port}/v1"
+
+
+async def bare_loop(url: str, bodies: list[bytes], concurrency: int) -> float:
+    import aiohttp
+
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+        it = iter(bodies)
+
+        async def worker() -> None:
+            for body in it:
+                async with session.post(url + "/chat/completions", data=body,
+                                        headers={"Content-Type": "application/json"}) as r:
+                    await r.read()
+
+        t = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.perf_counter() - t
+
+
+def bare_bodies(files: list[Path], n_requests: int) -> list[bytes]:
+    urls = [f"data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}" for p in files]
+    out = []
+    for i in range(n_requests):
+        body = {"model": "fake", "temperature": 0.0, "max_tokens": 8192,
+                "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": urls[i % len(urls)]}},
+                                                          {"type": "text", "text": f"What is the value of series {i}?"}]}]}
+        out.append(json.dumps(body).encode())
+    return out
+
+
+def run_zuhyo(jsonl: Path, url: str, out: Path, runs: int, concurrency: int) -> dict:
+    from zuhyo.benchmarks.base import BenchmarkSource
+    from zuhyo.evaluate.config import BenchmarkSpec, EvalConfig
+    from zuhyo.evaluate.session import run_eval
+
+    config = EvalConfig(benchmarks=(BenchmarkSpec("local", BenchmarkSource(path=jsonl)),),
+                        models=(f"openai:fake@{url}",), out=out, prompts=("direct", "cot"), runs=runs,
+                        concurrency=concurrency, judge=None)
+    return run_eval(config)
+
+
+def run_inspect(jsonl: Path, url: str, n_requests: int, concurrency: int, logdir: Path) -> tuple[float, float]:
+    """inspect_ai's OpenAI-compatible provider on the same samples; returns (wall s, cpu s)."""
+    from inspect_ai import Task, eval as inspect_eval
+    from inspect_ai.dataset import Sample as ISample
+    from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
+    from inspect_ai.solver import generate
+
+    rows = [json.loads(line) for line in jsonl.read_text().splitlines()][:n_requests]
+    samples = [ISample(id=r["id"], target=r["answers"][0], input=[ChatMessageUser(content=[
+        ContentImage(image=str(jsonl.parent / r["image"]["path"])), ContentText(text=r["question"])])])
+        for r in rows]
+    os.environ["OPENAI_API_KEY"] = "unused"
+    os.environ["OPENAI_BASE_URL"] = url
+    task = Task(dataset=samples, solver=generate())
+    c0, t0 = cpu_s(), time.perf_counter()
+    inspect_eval(task, model="openai/fake", max_connections=concurrency, log_dir=str(logdir), display="none",
+                 temperature=0.0, max_tokens=8192)
+    return time.perf_counter() - t0, cpu_s() - c0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--samples", type=int, default=2053)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--repeats", type=int, default=3, help="bare-loop repetitions (median reported)")
+    ap.add_argument("--peer", choices=["none", "inspect"], default="none")
+    ap.add_argument("--peer-requests", type=int, default=1000)
+    args = ap.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="zuhyo-bench-"))
+    server, url = start_server()
+    try:
+        jsonl, files = build_workload(work, args.samples)
+        sizes = [p.stat().st_size for p in files]
+        n_req = args.samples * 2 * args.runs
+        print(f"workload: {args.samples} samples × 2 prompts × {args.runs} runs = {n_req} requests, "
+              f"concurrency {args.concurrency}, PNG median {statistics.median(sizes) / 1024:.0f} KB "
+              f"(min {min(sizes) / 1024:.0f}, max {max(sizes) / 1024:.0f})", flush=True)
+
+        bodies = bare_bodies(files, n_req)
+        bare = []
+        for _ in range(args.repeats):
+            c0 = cpu_s()
+            wall = asyncio.run(bare_loop(url, bodies, args.concurrency))
+            bare.append((wall, cpu_s() - c0))
+        del bodies
+        bare_wall = statistics.median(w for w, _ in bare)
+        bare_cpu = statistics.median(c for _, c in bare)
+
+        c0 = cpu_s()
+        t0 = time.perf_counter()
+        summary = run_zuhyo(jsonl, url, work / "run", args.runs, args.concurrency)
+        z_wall = time.perf_counter() - t0
+        z_cpu = cpu_s() - c0
+        inf = summary["inference"]
+        assert inf["ok"] == n_req, inf
+
+        result = {
+            "requests": n_req, "concurrency": args.concurrency,
+            "bare": {"req_per_s": n_req / bare_wall, "cpu_ms_per_req": 1000 * bare_cpu / n_req,
+                     "runs_wall_s": [round(w, 3) for w, _ in bare]},
+            "zuhyo": {"req_per_s": n_req / z_wall, "cpu_ms_per_req": 1000 * z_cpu / n_req,
+                      "wall_s": round(z_wall, 3)},
+        }
+        result["zuhyo_vs_bare"] = result["zuhyo"]["req_per_s"] / result["bare"]["req_per_s"]
+        if args.peer == "inspect":
+            n = min(args.peer_requests, args.samples)
+            wall, cpu = run_inspect(jsonl, url, n, args.concurrency, work / "inspect-logs")
+            result["inspect_ai"] = {"requests": n, "req_per_s": n / wall, "cpu_ms_per_req": 1000 * cpu / n}
+            result["zuhyo_vs_inspect_ai"] = result["zuhyo"]["req_per_s"] / result["inspect_ai"]["req_per_s"]
+        for name in ("bare", "zuhyo", "inspect_ai"):
+            if name in result:
+                r = result[name]
+                print(f"{name:>10}: {r['req_per_s']:8.1f} req/s   {r['cpu_ms_per_req']:6.2f} ms CPU/request")
+        print(f"zuhyo / bare = {result['zuhyo_vs_bare']:.2f}")
+        if "zuhyo_vs_inspect_ai" in result:
+            print(f"zuhyo / inspect_ai = {result['zuhyo_vs_inspect_ai']:.1f}×")
+        print(json.dumps(result))
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
