@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 _VERSION_LINE = re.compile(r"^#\s*version:\s*(\S+)\s*$")
@@ -28,7 +28,7 @@ class Prompt:
         return string.Template(self.text).substitute(**values)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str) -> Prompt:
     """Load ``<name>.txt`` from this package (``name`` may contain ``/``)."""
     path = resources.files(__name__).joinpath(*f"{name}.txt".split("/"))
@@ -40,4 +40,7 @@ def load_prompt(name: str) -> Prompt:
     m = _VERSION_LINE.match(first)
     if not m:
         raise ValueError(f"prompt template {name!r} must start with a '# version: N' line")
-    return Prompt(name=name, text=rest.rstrip("\n"), version=m.group(1))
+    # Only the file's own final newline is dropped: templates copied verbatim from a paper's code (CharXiv's
+    # grading rubrics) may end in blank lines that are part of the prompt.
+    text = rest[:-1] if rest.endswith("\n") else rest
+    return Prompt(name=name, text=text, version=m.group(1))

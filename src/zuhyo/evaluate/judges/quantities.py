@@ -1,0 +1,151 @@
+"""A short answer read as a quantity: value, unit, precision, approximation and bound qualifiers.
+
+``約1億2000万人`` → 120,000,000 人 (approximate); ``3割5分`` → 35 %; ``二羽`` → 2 羽; ``12.5ポイント`` → 12.5 pt;
+``500千円`` → 500,000 円; ``2023年度`` → 2023 年 (fiscal years compare with years). Input is normalised text
+(:func:`~zuhyo.evaluate.judges.answer_extraction.normalize_text`) with era years already converted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from zuhyo.evaluate.judges.japanese_numbers import BIG_UNITS, KANJI_DIGITS, SMALL_UNITS, parse_japanese_number
+
+_APPROX_PREFIX = re.compile(r"^(?:約|およそ|おおよそ|概ね|おおむね|ほぼ|大体|だいたい"
+                            r"|approximately|approx\.?|about|around|roughly|nearly|~)\s*")
+_APPROX_SUFFIX = re.compile(r"(?:程度|前後|ほど|くらい|ぐらい|弱|強|余り|あまり)$")
+_BOUND_PREFIX = re.compile(r"^(?:more than|over|above|at least|less than|under|below|at most)\s+")
+_BOUND_SUFFIX = re.compile(r"(?:以上|以下|未満|超え|超|を超える|を上回る|を下回る)$")
+_SIGN_PREFIX = re.compile(r"^(?:-|\+|△|▲|マイナス|プラス)")
+_CURRENCY_PREFIX = {"us$": "ドル", "$": "ドル", "¥": "円", "€": "ユーロ", "£": "ポンド"}
+_ENGLISH_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_WARI = re.compile(r"^(?P<wari>[0-9一二三四五六七八九十]+)割(?:(?P<bu>[0-9一二三四五六七八九])分)?"
+                   r"(?:(?P<rin>[0-9一二三四五六七八九])厘)?$")
+_NUM_RUN = re.compile(r"^(?:[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?|\.[0-9]+|[" + "".join(KANJI_DIGITS)
+                      + "".join(SMALL_UNITS) + "".join(BIG_UNITS) + r"])(?:[0-9.,]|[" + "".join(KANJI_DIGITS)
+                      + "".join(SMALL_UNITS) + "".join(BIG_UNITS) + r"])*")
+
+#: Spellings of one unit → the canonical spelling compared.
+UNIT_ALIASES = {
+    "パーセント": "%", "percent": "%", "per cent": "%", "pct": "%",
+    "ポイント": "pt", "%ポイント": "pt", "%pt": "pt", "pts": "pt", "pp": "pt", "percentage points": "pt",
+    "percentage point": "pt", "points": "pt", "point": "pt",
+    "名": "人", "才": "歳", "年度": "年", "yen": "円", "dollars": "ドル", "dollar": "ドル", "米ドル": "ドル",
+    "ヶ月": "か月", "カ月": "か月", "ヵ月": "か月", "ケ月": "か月", "箇月": "か月",
+    "ヶ国": "か国", "カ国": "か国", "ヵ国": "か国", "ケ国": "か国", "箇国": "か国",
+    "ヶ所": "か所", "カ所": "か所", "ヵ所": "か所", "箇所": "か所", "times": "倍", "x": "倍",
+}
+# Counters and units a kanji numeral may be followed by. A bare kanji run before other text is a word, not a
+# number (一般, 一部, 三菱).
+KANJI_COUNTERS = ("人", "名", "円", "件", "社", "個", "羽", "匹", "頭", "台", "回", "倍", "歳", "才", "年", "月", "日",
+                  "時間", "分", "秒", "%", "か", "ヶ", "カ", "ヵ", "箇", "国", "校", "店", "種", "本", "枚", "冊", "隻",
+                  "機", "基", "戸", "世帯", "位", "番", "等", "点", "票", "議席", "割", "県", "都", "府", "つ", "度",
+                  "週", "期", "次", "段", "層", "軒", "棟", "型", "品目", "地域", "ドル", "トン",
+                  "ポイント", "パーセント")
+MAX_UNIT_LENGTH = 8
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number with its unit as stated in an answer."""
+
+    value: Decimal
+    unit: str
+    """Canonical unit ('' when none): see UNIT_ALIASES."""
+    quantum: Decimal
+    """The step of the last stated digit in the value's own scale: 1 for 12, 0.1 for 12.3, 1000 for 1.2万."""
+    approx: bool = False
+    """约/およそ/程度/about...: the value is stated as approximate."""
+    bound: str = ""
+    """A bound qualifier (以上, 未満, more than...), '' when none."""
+
+    def rounded_to(self, quantum: Decimal) -> Decimal:
+        """The value rounded (half up) to a multiple of ``quantum``."""
+        return (self.value / quantum).quantize(Decimal(1), rounding=ROUND_HALF_UP) * quantum
+
+
+def canonical_unit(unit: str) -> str:
+    u = unit.strip()
+    return UNIT_ALIASES.get(u, u)
+
+
+def _quantum(number_text: str, value: Decimal) -> Decimal:
+    """Precision of a stated number: the place value of its last written digit, scaled by 万/億/兆 and 千/百/十."""
+    scale = Decimal(1)
+    body = number_text
+    for big, mult in BIG_UNITS.items():
+        if body.endswith(big):
+            scale, body = Decimal(mult), body[:-1]
+            break
+    m = re.search(r"\.([0-9]+)$", body)
+    if m:
+        return scale * Decimal(1).scaleb(-len(m.group(1)))
+    if re.search(r"[0-9]$", body):
+        return scale
+    if body and body[-1] in SMALL_UNITS:
+        return scale * SMALL_UNITS[body[-1]]
+    return scale if value == value.to_integral_value() else Decimal("0.1")
+
+
+def parse_quantity(text: str) -> Quantity | None:
+    """The quantity a short normalised answer states, or None when it is not a single quantity."""
+    t = text.strip()
+    approx = bound = ""
+    m = _APPROX_PREFIX.match(t)
+    if m:
+        approx, t = "prefix", t[m.end():]
+    m = _BOUND_PREFIX.match(t)
+    if m:
+        bound, t = m.group(0).strip(), t[m.end():]
+    m = _APPROX_SUFFIX.search(t)
+    if m:
+        approx, t = "suffix", t[:m.start()]
+    m = _BOUND_SUFFIX.search(t)
+    if m:
+        bound, t = m.group(0), t[:m.start()]
+    t = t.strip()
+    negative = False
+    m = _SIGN_PREFIX.match(t)
+    if m:
+        negative, t = m.group(0) in ("-", "△", "▲", "マイナス"), t[m.end():].strip()
+    unit = ""
+    for sym, name in _CURRENCY_PREFIX.items():
+        if t.startswith(sym):
+            unit, t = name, t[len(sym):].strip()
+            break
+    w = _WARI.match(t)
+    if w:  # 3割5分2厘 = 35.2 %
+        parts = [parse_japanese_number(w.group(g)) if w.group(g) else Decimal(0) for g in ("wari", "bu", "rin")]
+        if any(p is None for p in parts):
+            return None
+        value = parts[0] * 10 + parts[1] + parts[2] / 10  # type: ignore[operator]
+        quantum = Decimal("0.1") if w.group("rin") else Decimal(1) if w.group("bu") else Decimal(10)
+        return Quantity(-value if negative else value, "%", quantum, bool(approx), bound)
+    m = _NUM_RUN.match(t)
+    if not m:
+        return None
+    num_text = m.group(0).rstrip(",")
+    rest = t[len(num_text):].strip()
+    # "千円" is both a numeral and a unit prefix: 500千円 = 500,000 円; a lone 千 before 円 stays a numeral.
+    value = parse_japanese_number(num_text)
+    if value is None:
+        return None
+    quantum = _quantum(num_text, value)
+    words = rest.split(" ", 1)
+    if words[0] in _ENGLISH_SCALE:
+        mult = _ENGLISH_SCALE[words[0]]
+        value, quantum = value * mult, quantum * mult
+        rest = words[1] if len(words) > 1 else ""
+    rest = rest.strip()
+    if re.search(r"[0-9]", rest) or len(rest) > MAX_UNIT_LENGTH:
+        return None
+    if rest and not re.search(r"[0-9]", num_text) and not rest.startswith(KANJI_COUNTERS):
+        return None  # 一般, 三菱: a word that starts with a kanji numeral
+    if rest and unit:
+        return None  # "$5 million dollars"-style doubles are not worth guessing
+    unit = unit or canonical_unit(rest)
+    if unit.startswith("%") and unit != "%":
+        unit = canonical_unit(unit)
+    return Quantity(-value if negative else value, unit, quantum, bool(approx), bound)

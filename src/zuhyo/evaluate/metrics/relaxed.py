@@ -1,0 +1,49 @@
+"""ChartQA relaxed accuracy (Masry et al., "ChartQA", Findings of ACL 2022, Section 5.1).
+
+"We use a relaxed accuracy measure for the numeric answers to allow a minor inaccuracy that may result from the
+automatic data extraction process ... we consider an answer correct if it is within 5% of the gold answer. For
+non-numeric answers, we still need an exact match." The reference implementation everyone reports against is
+``relaxed_correctness`` in google-research/pix2struct (``pix2struct/metrics.py``), ported here as is: a number
+ending in % is divided by 100, a zero target falls back to string comparison, strings compare case-insensitively.
+"""
+
+from __future__ import annotations
+
+from zuhyo.evaluate.metrics.base import METRICS
+from zuhyo.schema import Sample
+
+MAX_RELATIVE_CHANGE = 0.05
+
+
+def _to_float(text: str) -> float | None:
+    try:
+        if text.endswith("%"):
+            # Convert percentages to floats.
+            return float(text.rstrip("%")) / 100.0
+        return float(text)
+    except ValueError:
+        return None
+
+
+def relaxed_correctness(target: str, prediction: str, max_relative_change: float = MAX_RELATIVE_CHANGE) -> bool:
+    """pix2struct's ``relaxed_correctness``: within 5 % relative change for numbers, else exact (case-insensitive).
+
+    A target of 0 is compared as a string (the relative change is undefined), as in the reference code.
+    """
+    prediction_float = _to_float(prediction)
+    target_float = _to_float(target)
+    if prediction_float is not None and target_float:
+        relative_change = abs(prediction_float - target_float) / abs(target_float)
+        return relative_change <= max_relative_change
+    return prediction.lower() == target.lower()
+
+
+@METRICS.register("chartqa_relaxed", "ChartQA relaxed accuracy: numbers within 5 % relative, else exact "
+                                     "case-insensitive match (pix2struct relaxed_correctness); best over references")
+def chartqa_relaxed(sample: Sample, response: str) -> float:
+    """1.0 when the response is relaxed-correct against any reference answer, else 0.0.
+
+    Surrounding whitespace of the response is dropped (evaluation harnesses strip model output before scoring).
+    """
+    pred = response.strip()
+    return 1.0 if any(relaxed_correctness(ref.strip(), pred) for ref in sample.answers) else 0.0
