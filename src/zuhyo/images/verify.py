@@ -87,7 +87,7 @@ def verify_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, max_bytes
     from PIL import Image
 
     try:
-        im = _open_header(data, formats)
+        im = open_image_header(data, formats)
     except Exception as e:  # any parser failure on untrusted bytes means "corrupt"
         raise ImageError(f"corrupt image header: {type(e).__name__}: {e}") from None
     if im is None:
@@ -116,7 +116,7 @@ def verify_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, max_bytes
     return ImageInfo(width=width, height=height, format=fmt, mime=_FORMAT_MIME.get(fmt, f"image/{fmt.lower()}"))
 
 
-def _open_header(data: bytes, formats: tuple[str, ...]) -> ImageFile | None:
+def open_image_header(data: bytes, formats: tuple[str, ...]) -> ImageFile | None:
     """Parse only the header with the first format plugin that accepts ``data``; None when none does.
 
     This is what ``Image.open`` does minus its call to Pillow's global decompression-bomb check, so that our own

@@ -1,0 +1,145 @@
+"""verify_image on real charts, every supported format, truncated/corrupt files, non-images and bombs."""
+
+from __future__ import annotations
+
+import io
+import time
+import tracemalloc
+import zlib
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from zuhyo.errors import ImageError
+from zuhyo.images.verify import verify_image
+
+CHARTQA_PNG = Path(__file__).resolve().parents[2] / "shared" / "data" / "chartqa" / "test" / "png"
+CHART = CHARTQA_PNG / "10222.png"
+
+
+def chart_png() -> bytes:
+    return CHART.read_bytes()
+
+
+def encode(fmt: str, **kw: object) -> bytes:
+    buf = io.BytesIO()
+    im = Image.open(CHART)
+    (im.convert("RGB") if fmt in ("JPEG", "BMP") else im).save(buf, fmt, **kw)
+    return buf.getvalue()
+
+
+def bomb(width: int, height: int) -> bytes:
+    from test_images_fetch import bomb_png
+
+    return bomb_png(width, height)
+
+
+@pytest.mark.parametrize(("fmt", "mime", "suffix"), [
+    ("PNG", "image/png", ".png"), ("JPEG", "image/jpeg", ".jpg"), ("GIF", "image/gif", ".gif"),
+    ("WEBP", "image/webp", ".webp"), ("BMP", "image/bmp", ".bmp"), ("TIFF", "image/tiff", ".tif"),
+])
+def test_accepts_every_supported_format(fmt: str, mime: str, suffix: str) -> None:
+    info = verify_image(chart_png() if fmt == "PNG" else encode(fmt))
+    assert (info.width, info.height, info.format, info.mime, info.suffix) == (312, 366, fmt, mime, suffix)
+
+
+def test_accepts_all_real_chartqa_charts() -> None:
+    for path in sorted(CHARTQA_PNG.glob("*.png")):
+        with Image.open(path) as im:
+            expected = im.size
+        info = verify_image(path.read_bytes())
+        assert (info.width, info.height) == expected and info.format == "PNG"
+
+
+@pytest.mark.parametrize(("cut", "needle"), [
+    (0.5, "corrupt or truncated PNG file (312x366)"),
+    (-12, "corrupt or truncated PNG file (312x366)"),  # IEND chunk missing
+    (-6, "corrupt or truncated PNG file (312x366)"),  # IEND chunk cut
+    (40, "corrupt or truncated image/png header (40 bytes)"),  # no complete chunk after IHDR
+])
+def test_rejects_truncated_png(cut: float, needle: str) -> None:
+    data = chart_png()
+    n = int(len(data) * cut) if isinstance(cut, float) else (cut if cut > 0 else len(data) + cut)
+    with pytest.raises(ImageError) as e:
+        verify_image(data[:n])
+    assert needle in str(e.value)
+
+
+def test_rejects_png_with_damaged_pixel_data() -> None:
+    data = bytearray(chart_png())
+    idat = data.index(b"IDAT")
+    data[idat + 200] ^= 0xFF
+    with pytest.raises(ImageError, match=r"corrupt or truncated PNG file \(312x366\).*checksum"):
+        verify_image(bytes(data))
+
+
+def test_rejects_truncated_jpeg_when_pixels_are_decoded() -> None:
+    data = encode("JPEG")
+    verify_image(data)
+    with pytest.raises(ImageError, match=r"cannot decode JPEG pixels \(312x366; file truncated or corrupt\)"):
+        verify_image(data[: len(data) // 2])
+
+
+@pytest.mark.parametrize(("data", "needle"), [
+    (b"<!DOCTYPE html><html><head><title>404</title></head></html>", "looks like an HTML page"),
+    (b'{"error": "rate limited"}', "looks like JSON"),
+    (b'<svg xmlns="http://www.w3.org/2000/svg"></svg>', "looks like XML/SVG"),
+    (b"%PDF-1.7\n...", "looks like a PDF"),
+    (b"\x00\x01\x02garbage", r"starts with b'\\x00\\x01\\x02garbage'"),
+])
+def test_rejects_non_images_saying_what_they_look_like(data: bytes, needle: str) -> None:
+    with pytest.raises(ImageError, match="not an image in a supported format") as e:
+        verify_image(data)
+    assert needle.replace("\\\\", "\\") in str(e.value)
+
+
+def test_rejects_empty_and_header_only_files() -> None:
+    with pytest.raises(ImageError, match=r"empty file \(0 bytes\)"):
+        verify_image(b"")
+    with pytest.raises(ImageError, match="corrupt or truncated image/gif header"):
+        verify_image(b"GIF89a\x00")
+
+
+def test_rejects_oversize_files() -> None:
+    data = chart_png()
+    with pytest.raises(ImageError, match=f"file is {len(data):,} bytes, over the 1,000-byte limit"):
+        verify_image(data, max_bytes=1000)
+
+
+def test_bomb_rejected_from_header_without_decoding() -> None:
+    data = bomb(40000, 40000)  # a genuine, valid PNG: decoding it would allocate 1.6 GB
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    with pytest.raises(ImageError) as e:
+        verify_image(data)
+    elapsed = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert "image is 40000x40000 = 1,600,000,000 pixels, over the 89,478,485-pixel limit" in str(e.value)
+    assert "decompression bomb" in str(e.value)
+    assert elapsed < 1.0 and peak < 20 * 1024 * 1024
+
+
+def test_bomb_limit_is_independent_of_pillows_global(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 100 M pixels: Pillow's default guard only warns below 2 x 89.5 M; ours rejects.
+    with pytest.raises(ImageError, match="10000x10000 = 100,000,000 pixels"):
+        verify_image(bomb(10000, 10000))
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", None)  # someone switched Pillow's guard off
+    with pytest.raises(ImageError, match="40000x40000"):
+        verify_image(bomb(40000, 40000))
+    with pytest.raises(ImageError, match="312x366 = 114,192 pixels, over the 100,000-pixel limit"):
+        verify_image(chart_png(), max_pixels=100_000)
+    assert verify_image(bomb(3000, 2000)).width == 3000  # a big but legitimate 1-bit image decodes
+
+
+def test_rejects_zero_size_header() -> None:
+    import struct
+
+    def chunk(kind: bytes, payload: bytes) -> bytes:
+        return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 0, 10, 8, 0, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))
+    with pytest.raises(ImageError):
+        verify_image(png)
