@@ -29,8 +29,8 @@ def fake_server() -> Iterator[Callable[..., object]]:
 
     servers: list[FakeOpenAIServer] = []
 
-    def start(**kwargs: object) -> FakeOpenAIServer:
-        server = FakeOpenAIServer(ServerState(**kwargs)).start()  # type: ignore[arg-type]
+    def start(port: int = 0, **kwargs: object) -> FakeOpenAIServer:
+        server = FakeOpenAIServer(ServerState(**kwargs), port=port).start()  # type: ignore[arg-type]
         servers.append(server)
         return server
 

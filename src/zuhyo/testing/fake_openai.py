@@ -174,8 +174,11 @@ class FakeOpenAIServer:
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
     def stop(self) -> None:
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        """Stop serving (idempotent)."""
+        if self._runner is None:
+            return
+        runner, self._runner = self._runner, None
+        asyncio.run_coroutine_threadsafe(runner.cleanup(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
 
