@@ -184,7 +184,7 @@ def row_to_sample(row: Row, m: _Mapping, errors: RowErrors, id_prefix: str, base
         field = "aspect"
         raw_aspect = m.get(rec, "aspect")
         aspect = parse_aspect(str(raw_aspect)) if raw_aspect is not None else implied_aspect
-        if implied_aspect is not None and aspect is not implied_aspect:
+        if implied_aspect is not None and aspect is not None and aspect is not implied_aspect:
             raise ValueError(f"aspect {aspect.value} contradicts category {raw_cat!r}")
         field = "qa_type"
         raw_type = m.get(rec, "qa_type")
