@@ -25,11 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from PIL import Image  # noqa: E402
-
-from zuhyo.schema import HakushoMeta, ImageRef, Sample, SourceInfo, sample_to_json  # noqa: E402
 from zuhyo_samples import astro  # noqa: E402
 from zuhyo_samples.common import save_png, use_japanese_font  # noqa: E402
 from zuhyo_samples.ja_items import JaItem  # noqa: E402
+
+from zuhyo.schema import HakushoMeta, ImageRef, Sample, SourceInfo, sample_to_json  # noqa: E402
 
 DATA_DIR = ROOT / "src" / "zuhyo" / "benchmarks" / "data"
 DEFAULT_WP_TEXT = ROOT.parent / "shared" / "data" / "ict-white-paper" / "data_r5.txt"

@@ -220,8 +220,8 @@ def charts() -> list[AstroChart]:
                                key_points=("slope is the Hubble constant H0", f"H0 ≈ {h['slope']:.0f} km/s/Mpc",
                                            "1/H0 (Hubble time) ≈ 14 Gyr, the age scale of the Universe")),
                    ], {"fit_slope": h["slope"], "fit_intercept": h["icpt"]}),
-        AstroChart("astro_blackbody", "Blackbody spectra", ImageType.LINE, "Planck's law (exact), T = 3000/5800/10000 K",
-                   _blackbody_draw, [
+        AstroChart("astro_blackbody", "Blackbody spectra", ImageType.LINE,
+                   "Planck's law (exact), T = 3000/5800/10000 K", _blackbody_draw, [
                        AstroQA("color", "Which colour is used for the T = 10000 K curve: red, orange or blue?", "blue",
                                FQA, C.VISUAL, A.COLOR, "choice"),
                        AstroQA("point", "At what wavelength (nm) does the T = 5800 K curve reach its maximum?",
@@ -339,7 +339,7 @@ def chart_samples(chart: AstroChart, image: ImageRef) -> list[Sample]:
                          axis_min=axis_min, axis_max=axis_max, log_scale=qa.log_scale, key_points=list(qa.key_points))
         out.append(Sample(id=f"{chart.id}_{qa.suffix}", benchmark="sample-astro", question=qa.question,
                           answers=[qa.answer], image=image, image_type=chart.image_type, astro=meta,
-                          source=SourceInfo(title=chart.title, publisher="zuhyo (rendered by scripts/render_samples.py)",
-                                            context=chart.origin, license="CC0-1.0"),
+                          source=SourceInfo(title=chart.title, context=chart.origin, license="CC0-1.0",
+                                            publisher="zuhyo (rendered by scripts/render_samples.py)"),
                           metadata={"data": chart.origin, "model_values": chart.values}))
     return out

@@ -1,5 +1,7 @@
 """``sample-ja`` items drawn as maps: tile-grid maps of Japan's prefectures and a schematic world-region map."""
 
+# ruff: noqa: E501 - verbatim Japanese quotes and captions; ruff counts each full-width character as two columns
+
 from __future__ import annotations
 
 from typing import Any
@@ -85,7 +87,7 @@ def _dc_draw(d: D) -> Figure:
     ax.axis("off")
     shares = dict(d["shares"])
     shares["その他"] = 100 - sum(shares.values())
-    for k, (name, (x, y, w, h)) in enumerate(_WORLD_BLOCKS.items()):
+    for name, (x, y, w, h) in _WORLD_BLOCKS.items():
         alpha = 0.35 + 0.65 * shares[name] / 53
         ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.01", facecolor=PALETTE[0], alpha=alpha,
                                     edgecolor="#333333"))

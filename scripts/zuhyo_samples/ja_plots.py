@@ -154,10 +154,20 @@ def scatter_labeled(ax: Axes, points: Sequence[tuple[str, float, float]], *, xlo
     ys = [p[2] for p in points]
     s = list(sizes) if sizes is not None else [40] * len(points)
     ax.scatter(xs, ys, s=s, color=PALETTE[0], alpha=0.6 if sizes is not None else 0.9, edgecolor="#123b63")
+    import math
+
+    def pos(v: float) -> float:
+        return math.log10(v) if xlog else v
+
+    lo, hi = pos(min(xs)), pos(max(xs))
     for (name, x, y) in points:
-        ax.annotate(name, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
+        # Labels of points in the right third go to their left so they stay inside the axes.
+        right = hi > lo and (pos(x) - lo) / (hi - lo) > 0.6
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(-8 if right else 8, 6), fontsize=8,
+                    ha="right" if right else "left")
     if xlog:
         ax.set_xscale("log")
+    ax.margins(x=0.08, y=0.12)
     ax.set_xlabel(xlabel, fontsize=9)
     ax.set_ylabel(ylabel, fontsize=9)
     ax.grid(color="#e5e5e5", linewidth=0.6)
