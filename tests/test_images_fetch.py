@@ -128,6 +128,17 @@ class ImageServer:
             pass
         return resp
 
+    async def _cut_once(self, request: web.Request) -> web.StreamResponse:
+        body = self.images["recovered.png"][0]
+        if self.hits[request.path] > 1:
+            return web.Response(body=body, content_type="image/png")
+        resp = web.StreamResponse(headers={"Content-Type": "image/png", "Content-Length": str(len(body))})
+        await resp.prepare(request)
+        await resp.write(body[: len(body) // 3])
+        assert request.transport is not None
+        request.transport.close()  # hang up with two thirds of the declared body unsent
+        return resp
+
     def _redirect(self, target: str):  # type: ignore[no-untyped-def]
         async def handler(request: web.Request) -> web.Response:
             raise web.HTTPFound(target)
@@ -139,6 +150,7 @@ class ImageServer:
         app.router.add_get("/img/{name}", self._image)
         app.router.add_get("/flaky.png", self._flaky)
         app.router.add_get("/slow.png", self._slow)
+        app.router.add_get("/cut-once.png", self._cut_once)
         app.router.add_get("/huge-declared.png", self._huge_declared)
         app.router.add_get("/huge-stream.png", self._huge_stream)
         app.router.add_get("/missing.png", self._status(404))
@@ -355,3 +367,70 @@ def test_cli_reports_missing_benchmark_file(tmp_path: Path) -> None:
     proc = _cli("images", "fetch", "local", "--path", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o"))
     assert proc.returncode == 1
     assert "nope.jsonl does not exist" in proc.stderr
+
+
+def test_connection_errors_are_retried(server: ImageServer, tmp_path: Path) -> None:
+    store = ImageStore(tmp_path / "s")
+    report = fetch_images([("cut", server.url("/cut-once.png"))], store, retries=2, backoff_s=0.01, delay_s=0)
+    assert (report.fetched, report.failed) == (1, 0) and server.hits["/cut-once.png"] == 2
+    assert cached_path_for_url(store.root, server.url("/cut-once.png")).read_bytes() == \
+        server.images["recovered.png"][0]
+
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}/x.png"
+    report = fetch_images([("refused", closed)], store, retries=2, backoff_s=0.01)
+    assert report.failed == 1
+    msg = report.errors[0].message
+    assert msg.startswith("connection error: ") and msg.endswith("(gave up after 3 attempts)")
+    # A failure is recorded in the index (so resume retries it) and never shadows a good record.
+    rec = store.index.get(closed)
+    assert rec is not None and rec.status == "failed" and rec.message == msg
+
+
+def test_retry_after_and_backoff_and_url_checks() -> None:
+    from email.utils import formatdate
+
+    from zuhyo.images.fetch import backoff_delay, check_url, parse_retry_after
+
+    now = time.time()
+    assert parse_retry_after("120") == 120.0
+    assert parse_retry_after(formatdate(now + 30, usegmt=True), now=now) == pytest.approx(30, abs=1)
+    assert parse_retry_after(formatdate(now - 30, usegmt=True), now=now) == 0.0
+    assert parse_retry_after("soon") is None and parse_retry_after(None) is None and parse_retry_after("") is None
+    for attempt in range(5):
+        d = backoff_delay(attempt, 0.5)
+        assert 0.5 * 2**attempt <= d < 0.5 * 2 ** (attempt + 1)
+    assert backoff_delay(30, 0.5) == 60.0
+    assert check_url("https://www.soumu.go.jp/a/b.png") is None
+    assert check_url("HTTP://127.0.0.1:8080/x") is None
+    assert check_url("file:///etc/passwd") == "unsupported URL scheme 'file' (only http and https)"
+    assert check_url("http:///x.png") == "URL has no host"
+    assert check_url("http://127.0.0.1:99999/x") is not None and "port" in check_url("http://127.0.0.1:99999/x")
+    assert check_url("") == "empty URL" and check_url(None) == "empty URL"
+
+
+def test_rejects_bad_options(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="per_host"):
+        fetch_images([], ImageStore(tmp_path), per_host=0)
+
+
+def test_cli_fetches_a_url_only_hakushobench_file(server: ImageServer, tmp_path: Path) -> None:
+    # The later HakushoBench revisions' layout: question, answer, original_id, image_url (no embedded image).
+    rows = [{"question": "令和4年度の割合は何%か。", "answer": "12.3%", "original_id": f"hb-{k}",
+             "image_url": server.url(f"/img/chart{k}.png")} for k in range(3)]
+    rows.append({"question": "q", "answer": "a", "original_id": "hb-404", "image_url": server.url("/missing.png")})
+    bench = tmp_path / "hakusho.jsonl"
+    bench.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "hb-images"
+    proc = _cli("images", "fetch", "hakusho", "--path", str(bench), "--out", str(out), "--delay", "0", "--json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert (summary["benchmark"], summary["fetched"], summary["failed"]) == ("hakusho", 3, 1)
+    assert summary["errors"] == [{"item_id": "hb-404", "url": server.url("/missing.png"),
+                                  "message": "HTTP 404 Not Found"}]
+    for k in range(3):
+        ref = ImageRef(url=server.url(f"/img/chart{k}.png"))
+        assert read_image_bytes(ref, None, cache_dir=out) == server.images[f"chart{k}.png"][0]

@@ -69,11 +69,15 @@ def fetch_cmd(
     if json_out:
         emit_json(summary)
     else:
-        console.print(f"[bold]{result.benchmark}[/]: {report.summary()} -> {out}", highlight=False)
+        from rich.markup import escape
+
+        console.print(f"[bold]{escape(result.benchmark)}[/]: {report.summary()} -> {escape(str(out))}",
+                      highlight=False)
         if result.errors:
             console.print(f"  {len(result.errors)} benchmark rows could not be read (see `zuhyo bench info`)")
         for err in report.errors[:_SHOWN_ERRORS]:
-            console.print(f"  [yellow]{err}[/]", highlight=False, markup=True, soft_wrap=True)
+            # URLs and server messages may contain "[...]", which rich would read as markup.
+            console.print(f"  [yellow]{escape(str(err))}[/]", highlight=False, soft_wrap=True)
         if len(report.errors) > _SHOWN_ERRORS:
             console.print(f"  ... and {len(report.errors) - _SHOWN_ERRORS} more (all of them with --json)")
     if report.failed:

@@ -28,13 +28,13 @@ from zuhyo.images.verify import (
 )
 
 if TYPE_CHECKING:
+    import PIL.Image
     from imagehash import ImageHash
-    from PIL.Image import Image
 
 K = TypeVar("K", bound=Hashable)
 
 
-def _decode(data: bytes, max_pixels: int) -> Image:
+def _decode(data: bytes, max_pixels: int) -> PIL.Image.Image:
     from PIL import Image
 
     try:
@@ -51,7 +51,7 @@ def _decode(data: bytes, max_pixels: int) -> Image:
     if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
         rgba = im.convert("RGBA")
         white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        im = Image.alpha_composite(white, rgba).convert("RGB")
+        return Image.alpha_composite(white, rgba).convert("RGB")
     return im
 
 
