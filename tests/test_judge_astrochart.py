@@ -1,0 +1,102 @@
+"""The astrochart judge dispatches per answer kind; open answers get key points, ROUGE-L and BLEU-4."""
+
+from __future__ import annotations
+
+import pytest
+
+from zuhyo.evaluate.judges import build_judge
+from zuhyo.evaluate.judges.astrochart import AstroChartJudge, parse_keypoint_reply
+from zuhyo.evaluate.judges.base import JudgeInput
+from zuhyo.models.base import ChatRequest, ModelReply
+from zuhyo.schema import AstroMeta, Sample
+
+
+class ScriptedBackend:
+    def __init__(self, *replies: str) -> None:
+        self.spec = "fake:astro"
+        self.max_image_pixels = None
+        self.is_baseline = False
+        self.replies = list(replies)
+        self.requests: list[ChatRequest] = []
+
+    async def generate(self, request: ChatRequest) -> ModelReply:
+        self.requests.append(request)
+        return ModelReply(text=self.replies.pop(0))
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _sample(answer: str, **astro: object) -> Sample:
+    meta = {"qa_type": "FQA", "category": "Data", **astro}
+    return Sample(id="a1", benchmark="astrochart", question="q?", answers=[answer], astro=AstroMeta(**meta))
+
+
+def _item(sample: Sample, response: str) -> JudgeInput:
+    return JudgeInput(question=sample.question, references=tuple(sample.answers), response=response, sample=sample)
+
+
+async def test_numeric_retrieval_uses_algorithm_3() -> None:
+    s = _sample("50", answer_kind="numeric_retrieval", axis_min=0, axis_max=100, aspect="Point")
+    v = await build_judge("astrochart").judge(_item(s, "about 53"))
+    assert v.decided_by == "astro_numeric" and v.score == pytest.approx(0.97)
+    far = await build_judge("astrochart").judge(_item(s, "65"))
+    assert far.score == 0.0 and far.verdict == "incorrect"
+
+
+async def test_numeric_exact_and_choice() -> None:
+    s = _sample("1.2e3", answer_kind="numeric_exact", aspect="Calculation")
+    judge = build_judge("astrochart")
+    assert (await judge.judge(_item(s, "1,200"))).score == 1.0
+    assert (await judge.judge(_item(s, "1201"))).score == 0.0
+    c = Sample(id="c", benchmark="astrochart", question="Which color?", answers=["(B) red"],
+               astro=AstroMeta(qa_type="FQA", category="Visual", aspect="Color", answer_kind="choice"))
+    assert (await judge.judge(_item(c, "B"))).verdict == "correct"
+    assert (await judge.judge(_item(c, "(c)"))).verdict == "incorrect"
+
+
+async def test_bad_axis_metadata_is_unscored_with_the_item_named() -> None:
+    s = _sample("5", answer_kind="numeric_retrieval", axis_min=0, axis_max=100, log_scale=True)
+    v = await build_judge("astrochart").judge(_item(s, "5"))
+    assert v.verdict == "unscored" and "astrochart/a1" in v.reason
+
+
+async def test_open_answer_without_model_is_unscored_but_has_overlap_metrics() -> None:
+    s = Sample(id="o", benchmark="astrochart", question="What does the figure show?",
+               answers=["銀河の回転速度は半径とともにほぼ一定である"],
+               astro=AstroMeta(qa_type="FQA", category="Summary", answer_kind="open",
+                               key_points=["回転速度", "ほぼ一定"]))
+    v = await build_judge("astrochart").judge(_item(s, "回転速度は半径によらずほぼ一定"))
+    assert v.verdict == "unscored" and "astrochart:<model spec>" in v.reason
+    assert v.metrics["rouge_l"] > 0.5 and 0 < v.metrics["bleu4"] <= 1
+
+
+async def test_open_answer_key_point_share() -> None:
+    s = Sample(id="o", benchmark="astrochart", question="Summarise.", answers=["Flat rotation curve; dark matter."],
+               astro=AstroMeta(qa_type="AQA", category="KB-Summary", answer_kind="open",
+                               key_points=["flat rotation curve", "dark matter halo", "radius up to 30 kpc"]))
+    backend = ScriptedBackend('{"covered": [1, 2], "reasoning": "mentions both"}')
+    v = await AstroChartJudge(backend).judge(_item(s, "The curve stays flat, implying a dark matter halo."))
+    assert v.score == pytest.approx(2 / 3) and v.verdict == "correct" and v.decided_by == "astro_keypoints"
+    assert v.metrics["keypoint_score"] == pytest.approx(2 / 3) and "rouge_l" in v.metrics
+    prompt = backend.requests[0].prompt
+    assert "1. flat rotation curve\n2. dark matter halo\n3. radius up to 30 kpc" in prompt
+    assert backend.requests[0].config.temperature == 0.0
+
+
+def test_keypoint_reply_parsing_rejects_out_of_range() -> None:
+    assert parse_keypoint_reply('{"covered": [1, "3", 3]}', 3) == [1, 3]
+    assert parse_keypoint_reply('{"covered": [4]}', 3) is None
+    assert parse_keypoint_reply("points 1 and 2", 3) is None
+
+
+async def test_unparseable_keypoint_reply_is_unscored() -> None:
+    s = Sample(id="o", benchmark="astrochart", question="q", answers=["a"],
+               astro=AstroMeta(qa_type="FQA", category="Summary", answer_kind="open", key_points=["a"]))
+    v = await AstroChartJudge(ScriptedBackend("all of them")).judge(_item(s, "a"))
+    assert v.verdict == "unscored" and "all of them" in v.reason
+
+
+async def test_non_astro_items_are_unscored() -> None:
+    v = await build_judge("astrochart").judge(JudgeInput(question="q", references=("1",), response="1"))
+    assert v.verdict == "unscored"
