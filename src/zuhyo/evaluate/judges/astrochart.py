@@ -3,10 +3,10 @@
 - ``numeric_retrieval`` → ``astro_numeric`` (DomainCQA Algorithm 3);
 - ``numeric_exact`` → ``astro_exact`` (data derivation: exact numeric match);
 - ``choice`` → exact match of the option (label or normalised text), via the rules judge's normalisation;
-- ``open`` → the LLM key-point score in [0, 1] (DomainCQA Section 4: the share of the reference's key points,
-  ``sample.astro.key_points``, that the answer covers; prompt ``prompts/judges/astro_keypoints.txt``) when a
-  model spec is given, else *unscored* with the reason. ROUGE-L and BLEU-4 (Japanese-aware tokenizer) are always
-  added to ``Verdict.metrics`` for open items.
+- ``open`` → the LLM key-point score in [0, 1] (DomainCQA's open-answer evaluation: the share of the reference's
+  key points, ``sample.astro.key_points``, that the answer covers; prompt
+  ``prompts/judges/astro_keypoints.txt``) when a model spec is given, else *unscored* with the reason. ROUGE-L
+  and BLEU-4 (Japanese-aware tokenizer) are always added to ``Verdict.metrics`` for open items.
 """
 
 from __future__ import annotations
@@ -75,12 +75,17 @@ class AstroChartJudge:
         kind = sample.astro.answer_kind
         try:
             if kind == "numeric_retrieval":
-                score = astro_numeric(sample, item.response)
-                return verdict_from_score(score, "astro_numeric", **({"astro_numeric": score} if score is not None
-                                                                       else {}))
+                retrieval = astro_numeric(sample, item.response)
+                verdict = verdict_from_score(retrieval, "astro_numeric")
+                if retrieval is not None:
+                    verdict.metrics["astro_numeric"] = retrieval
+                return verdict
             if kind == "numeric_exact":
-                score = astro_exact(sample, item.response)
-                return verdict_from_score(score, "astro_exact", astro_exact=score)
+                exact = astro_exact(sample, item.response)
+                verdict = verdict_from_score(exact, "astro_exact")
+                if exact is not None:
+                    verdict.metrics["astro_exact"] = exact
+                return verdict
         except DataError as e:
             return Verdict(verdict="unscored", reason=str(e), decided_by="astrochart")
         if kind == "choice":

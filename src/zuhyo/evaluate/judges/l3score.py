@@ -1,10 +1,10 @@
 """The ``l3score:<model spec>`` judge: L3Score, the LLM log-likelihood score.
 
-L3Score (Pramanick et al., "SPIQA: A Dataset for Multimodal Question Answering on Scientific Papers", NeurIPS 2024
-D&B, Section 4; used by DomainCQA for open answers) asks a judge model whether a candidate answer means the same
-as the ground truth, reads the top-5 log-probabilities of the first generated token, and returns the probability
-of "yes" renormalised against "no": ``exp(l_yes) / (exp(l_yes) + exp(l_no))``. As in the reference implementation
-(google/spiqa ``metrics/llmlogscore/llmlogscore.py``, Apache-2.0):
+L3Score (Pramanick et al., "SPIQA: A Dataset for Multimodal Question Answering on Scientific Papers", NeurIPS
+2024 D&B, the L3Score metric; used by DomainCQA for open answers) asks a judge model whether a candidate answer
+means the same as the ground truth, reads the top-5 log-probabilities of the first generated token, and returns
+the probability of "yes" renormalised against "no": ``exp(l_yes) / (exp(l_yes) + exp(l_no))``. As in the
+reference implementation (google/spiqa ``metrics/llmlogscore/llmlogscore.py``, Apache-2.0):
 
 - tokens are compared stripped and lower-cased; "yes"/"yeah" count as yes, "no" as no;
 - neither found among the top 5 → score 0;

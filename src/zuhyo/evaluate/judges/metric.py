@@ -32,7 +32,9 @@ class MetricJudge:
             return Verdict(verdict="unscored", reason=f"{self.name}: {e}", decided_by=self.name)
         if score is None:
             return verdict_from_score(None, self.name, reason=f"{self.name} does not apply to this item")
-        return verdict_from_score(score, self.name, **{self.name: score})
+        verdict = verdict_from_score(score, self.name)
+        verdict.metrics[self.name] = score
+        return verdict
 
     async def aclose(self) -> None:
         return None

@@ -117,10 +117,11 @@ def parse_quantity(text: str) -> Quantity | None:
             break
     w = _WARI.match(t)
     if w:  # 3割5分2厘 = 35.2 %
-        parts = [parse_japanese_number(w.group(g)) if w.group(g) else Decimal(0) for g in ("wari", "bu", "rin")]
-        if any(p is None for p in parts):
+        parsed = [parse_japanese_number(w.group(g)) if w.group(g) else Decimal(0) for g in ("wari", "bu", "rin")]
+        parts = [p for p in parsed if p is not None]
+        if len(parts) != 3:
             return None
-        value = parts[0] * 10 + parts[1] + parts[2] / 10  # type: ignore[operator]
+        value = parts[0] * 10 + parts[1] + parts[2] / 10
         quantum = Decimal("0.1") if w.group("rin") else Decimal(1) if w.group("bu") else Decimal(10)
         return Quantity(-value if negative else value, "%", quantum, bool(approx), bound)
     m = _NUM_RUN.match(t)
@@ -129,9 +130,10 @@ def parse_quantity(text: str) -> Quantity | None:
     num_text = m.group(0).rstrip(",")
     rest = t[len(num_text):].strip()
     # "千円" is both a numeral and a unit prefix: 500千円 = 500,000 円; a lone 千 before 円 stays a numeral.
-    value = parse_japanese_number(num_text)
-    if value is None:
+    number = parse_japanese_number(num_text)
+    if number is None:
         return None
+    value = number
     quantum = _quantum(num_text, value)
     words = rest.split(" ", 1)
     if words[0] in _ENGLISH_SCALE:

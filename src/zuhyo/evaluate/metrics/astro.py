@@ -1,7 +1,7 @@
 """AstroChart (DomainCQA) numeric metrics.
 
-``astro_numeric`` is DomainCQA's numeric data-retrieval score (DomainCQA paper, Section 4 "Evaluation",
-Algorithm 3): a value read off a chart is judged by its error relative to the range of the axis it is read
+``astro_numeric`` is DomainCQA's numeric data-retrieval score (DomainCQA paper, evaluation of numeric data
+retrieval, Algorithm 3): a value read off a chart is judged by its error relative to the range of the axis it is read
 from, so reading 10.4 on a 0–100 axis is as good as 1.04 on a 0–10 axis:
 
     R = |pred − ref| / (axis_max − axis_min)          (log10 of all four on a logarithmic axis)

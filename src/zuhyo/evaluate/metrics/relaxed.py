@@ -1,8 +1,7 @@
-"""ChartQA relaxed accuracy (Masry et al., "ChartQA", Findings of ACL 2022, Section 5.1).
+"""ChartQA relaxed accuracy (Masry et al., "ChartQA", Findings of ACL 2022, evaluation metric).
 
-"We use a relaxed accuracy measure for the numeric answers to allow a minor inaccuracy that may result from the
-automatic data extraction process ... we consider an answer correct if it is within 5% of the gold answer. For
-non-numeric answers, we still need an exact match." The reference implementation everyone reports against is
+The paper accepts a numeric answer within 5 % of the gold answer (to tolerate small inaccuracies of reading
+values off a chart) and requires an exact match for non-numeric answers. The reference implementation is
 ``relaxed_correctness`` in google-research/pix2struct (``pix2struct/metrics.py``), ported here as is: a number
 ending in % is divided by 100, a zero target falls back to string comparison, strings compare case-insensitively.
 """
