@@ -62,9 +62,12 @@ def _prediction_keys(out: Path) -> list[tuple]:
 def test_accuracy_matches_answer_key(tmp_path, shared_data, chartqa_samples, fake_server):
     key, expected = _answer_key(chartqa_samples)
     server = fake_server(answers=key)
+    # The default judge is `auto`: ChartQA items get ChartQA's own relaxed accuracy.
     summary = run_cli_json(*_eval_args(shared_data, server.base_url, tmp_path / "run", "--runs", "3",
-                                       "--prompt", "both", "--judge", "metric:chartqa_relaxed"))
+                                       "--prompt", "both"))
     entries = {e["prompt"]: e for e in summary["entries"]}
+    assert {e["judge"] for e in entries.values()} == {"auto"}
+    assert {k for e in entries.values() for k in e["decided_by"]} == {"chartqa_relaxed"}
     assert set(entries) == {"direct", "cot"}
     for e in entries.values():
         assert e["n_scored"] == 61 * 3 and e["n_errors"] == 0 and e["n_unscored"] == 0

@@ -87,8 +87,8 @@ def register(app: typer.Typer) -> None:
         prompt: Annotated[str, typer.Option("--prompt", help="direct | cot | both | cot+ocr | comma list.")] = "both",
         runs: Annotated[int, typer.Option("--runs", min=1, help="Repetitions per item (papers: 3).")] = 3,
         concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Requests in flight.")] = 16,
-        judge: Annotated[str, typer.Option("--judge", help="rules | llm:<spec> | cascade:<spec> | metric:<name> | "
-                                           "none.")] = "rules",
+        judge: Annotated[str, typer.Option("--judge", help="auto[:<spec>] (each benchmark's own scoring) | rules | "
+                                           "llm:<spec> | cascade:<spec> | metric:<name> | none.")] = "auto",
         limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N samples of each benchmark.")] = None,
         temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
         max_tokens: Annotated[int, typer.Option("--max-tokens")] = 8192,

@@ -52,7 +52,7 @@ class EvalConfig:
     prompts: tuple[str, ...] = ("direct",)
     runs: int = 3
     concurrency: int = 16
-    judge: str | None = "rules"
+    judge: str | None = "auto"
     limit: int | None = None
     generation: GenerationConfig = field(default_factory=GenerationConfig)
     retry: RetryPolicy = field(default_factory=RetryPolicy)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zuhyo.evaluate.judges.base import JUDGES, Judge, JudgeInput, JudgeOptions, Verdict, build_judge
 
-_JUDGE_MODULES = ("rules", "llm", "cascade", "metric", "astrochart", "charxiv", "l3score")
+_JUDGE_MODULES = ("rules", "llm", "cascade", "metric", "astrochart", "charxiv", "l3score", "auto")
 
 
 def ensure_registered() -> None:
