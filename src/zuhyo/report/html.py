@@ -1,0 +1,122 @@
+"""The self-contained HTML report: summary, tables, plots and a filterable list of failed items.
+
+Everything is inlined — plots and item thumbnails as ``data:`` URIs, CSS and a little vanilla JavaScript in the
+page — so ``index.html`` opens from disk, offline, and can be mailed as one file.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zuhyo.report.aggregate import Aggregate
+from zuhyo.report.paper_tables import model_labels, prompt_label
+from zuhyo.report.plots import Plot
+from zuhyo.report.tables import COUNTS_NOTE, Table
+from zuhyo.schema import Sample
+
+TEMPLATES = Path(__file__).parent / "templates"
+THUMB_PX = 240
+
+
+@dataclass(frozen=True)
+class FailedItem:
+    """One item-run that a model did not get right: incorrect, errored or unscored."""
+
+    model: str
+    benchmark: str
+    sample_id: str
+    prompt: str
+    run_index: int
+    kind: str
+    """incorrect (judge said wrong or score < 1), error (model call failed), unscored (judge undecided/failed)."""
+    question: str
+    reference: str
+    response: str
+    reason: str
+    score: float | None
+    thumbnail: str | None
+    """data: URI of a small JPEG/PNG of the item's image, when a local or embedded image exists."""
+
+
+def thumbnail_uri(sample: Sample | None, base_dir: Path | None, max_px: int = THUMB_PX) -> str | None:
+    """A small inlined copy of the sample's image, or None when there is no local/embedded image to read."""
+    if sample is None or sample.image is None:
+        return None
+    from PIL import Image, UnidentifiedImageError
+
+    data = sample.image.data
+    if data is None:
+        path = sample.image.resolve_path(base_dir)
+        if path is None or not path.is_file():
+            return None
+        data = path.read_bytes()
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            im.thumbnail((max_px, max_px))
+            buf = io.BytesIO()
+            rgb = im.convert("RGB")
+            rgb.save(buf, format="JPEG", quality=80)
+    except (UnidentifiedImageError, OSError):
+        return None
+    return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def collect_failed(agg: Aggregate, *, max_per_model: int) -> tuple[list[FailedItem], dict[str, int]]:
+    """Failed item-runs per model (at most ``max_per_model`` each, in key order); also the total per model."""
+    thumbs: dict[tuple[str, str], str | None] = {}
+    out: list[FailedItem] = []
+    totals: dict[str, int] = {}
+    merged = agg.merged
+    for key in sorted(merged.predictions):
+        bench, sid, model, prompt, run = key
+        p = merged.predictions[key]
+        judge = agg.judge_for.get(bench)
+        j = merged.judgments.get((*key, judge)) if judge else None
+        if p.status != "ok":
+            kind, reason, score = "error", p.error or p.outcome or "model call failed", None
+        elif j is None:
+            kind, reason, score = "unscored", "not judged", None
+        elif j.verdict in ("undecided", "unscored") or j.score is None:
+            kind, reason, score = "unscored", j.reason, None
+        elif j.score < 1.0:
+            kind, reason, score = "incorrect", j.reason, j.score
+        else:
+            continue
+        totals[model] = totals.get(model, 0) + 1
+        if totals[model] > max_per_model:
+            continue
+        sample = merged.samples.get((bench, sid))
+        if (bench, sid) not in thumbs:
+            thumbs[(bench, sid)] = thumbnail_uri(sample, merged.base_dirs.get(bench))
+        out.append(FailedItem(model, bench, sid, prompt, run, kind,
+                              sample.question if sample else "(sample not loaded)",
+                              " | ".join(sample.answers) if sample else "", p.response or "", reason, score,
+                              thumbs[(bench, sid)]))
+    return out, totals
+
+
+def _data_uri(path: Path, mime: str) -> str:
+    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def render_html(*, agg: Aggregate, tables: list[Table], plots: list[Plot], failed: list[FailedItem],
+                failed_totals: dict[str, int], max_per_model: int, overview: dict[str, Any],
+                problems: list[dict[str, str]], out: Path) -> Path:
+    """Write ``out`` (index.html) from the Jinja2 template."""
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html", "j2"]))
+    labels = model_labels(agg.models)
+    html = env.get_template("report.html.j2").render(
+        overview=overview, tables=tables, counts_note=COUNTS_NOTE, problems=problems,
+        plots=[{"name": p.name, "title": p.title, "caption": p.caption, "src": _data_uri(p.png, "image/png")}
+               for p in plots],
+        failed=failed, models=[(m, labels[m]) for m in agg.models], labels=labels,
+        benchmarks=agg.benchmarks, prompts=[(p, prompt_label(p)) for p in agg.prompts],
+        failed_totals=failed_totals, max_per_model=max_per_model, prompt_label=prompt_label)
+    out.write_text(html, encoding="utf-8")
+    return out
