@@ -7,11 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_cli, run_cli_json
 from PIL import Image, ImageDraw
 
-from conftest import run_cli, run_cli_json
-from zuhyo.analysis.diversity import (exact_pairwise_distance, mean_pairwise_cosine_distance,
-                                      sampled_pairwise_distance)
+from zuhyo.analysis.diversity import exact_pairwise_distance, mean_pairwise_cosine_distance, sampled_pairwise_distance
 from zuhyo.analysis.embedders import PHashEmbedder, build_embedder, decode_rgb, embed_images
 from zuhyo.errors import ModelError
 
@@ -148,7 +147,8 @@ def _bench(tmp_path: Path, n: int, *, duplicate: bool = False, broken: bool = Fa
                      "image": {"path": f"img/{i}.png"}})
     if duplicate:  # a second question on chart 0 and a byte-identical copy under another name
         (tmp_path / "img" / "copy.png").write_bytes((tmp_path / "img" / "0.png").read_bytes())
-        rows.append({"id": "dup1", "benchmark": "div", "question": "?", "answers": ["1"], "image": {"path": "img/0.png"}})
+        rows.append({"id": "dup1", "benchmark": "div", "question": "?", "answers": ["1"],
+                     "image": {"path": "img/0.png"}})
         rows.append({"id": "dup2", "benchmark": "div", "question": "?", "answers": ["1"],
                      "image": {"path": "img/copy.png"}})
     if broken:

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, run_cli, run_cli_json
 from PIL import Image
 
-from conftest import ROOT, run_cli, run_cli_json
 from zuhyo.analysis.statistics import dataset_statistics, write_statistics
 from zuhyo.benchmarks.base import BenchmarkSource, load_benchmark
 

@@ -139,11 +139,13 @@ def select_hard_subset(run_dir: Path, model: str, *, judge: str | None = None, p
         raise ZuhyoError(f"unreadable records in {run_dir}: {'; '.join(store.read_errors[:5])}")
     models = {p.model for p in predictions}
     if model not in models:
-        raise ZuhyoError(f"model {model!r} has no predictions in {run_dir}; found: {', '.join(sorted(models)) or 'none'}")
+        found = ", ".join(sorted(models)) or "none"
+        raise ZuhyoError(f"model {model!r} has no predictions in {run_dir}; found: {found}")
     model_prompts = {p.prompt for p in predictions if p.model == model}
     for prompt in prompts or []:
         if prompt not in model_prompts:
-            raise ZuhyoError(f"prompt {prompt!r} has no predictions of {model!r}; found: {', '.join(sorted(model_prompts))}")
+            found = ", ".join(sorted(model_prompts))
+            raise ZuhyoError(f"prompt {prompt!r} has no predictions of {model!r}; found: {found}")
     used_prompts = sorted(set(prompts) if prompts else model_prompts)
     judges = {j.judge for j in judgments.values() if j.model == model and j.prompt in used_prompts}
     if not judges and judge is None:

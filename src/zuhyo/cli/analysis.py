@@ -7,8 +7,20 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from zuhyo.cli._common import (CacheDirOpt, HfOpt, JsonOpt, OptionOpt, PathOpt, RevisionOpt, SplitOpt, StrictOpt,
-                               console, emit_json, fail, make_source)
+from zuhyo.cli._common import (
+    CacheDirOpt,
+    HfOpt,
+    JsonOpt,
+    OptionOpt,
+    PathOpt,
+    RevisionOpt,
+    SplitOpt,
+    StrictOpt,
+    console,
+    emit_json,
+    fail,
+    make_source,
+)
 
 if TYPE_CHECKING:
     from zuhyo.analysis.statistics import StatTable
@@ -131,7 +143,8 @@ def hard_subset_cmd(
     run_dir: Annotated[Path, typer.Argument(help="Run set folder written by `zuhyo eval`.")],
     model: Annotated[str, typer.Option("--model", help="Model spec exactly as recorded in the run set.")],
     out: Annotated[Path, typer.Option("--out", help="Output .jsonl (images copied to <stem>_images/ beside it).")],
-    judge: Annotated[str | None, typer.Option("--judge", help="Judge id (needed when the run set has several).")] = None,
+    judge: Annotated[str | None, typer.Option(
+        "--judge", help="Judge id (needed when the run set has several).")] = None,
     prompt: Annotated[list[str] | None, typer.Option(
         "--prompt", help="Prompt style(s) to consider (repeatable; default: all of the model's).")] = None,
     rule: Annotated[str, typer.Option(
