@@ -100,8 +100,11 @@ def main_table(agg: Aggregate, an: Analysis, tags: dict[str, str]) -> Table:
                                         ci=(ci.low, ci.high) if ci else None))
         rows.append(Row(labels[m], cells, group))
     judges = "; ".join(f"{b}: {agg.judge_for.get(b) or 'none'}" for b in agg.benchmarks)
-    return Table("main", "Accuracy (%) by benchmark and prompt", columns, rows,
-                 notes=legend(an, agg.merged.runs) + [f"Judge per benchmark — {judges}."])
+    notes = legend(an, agg.merged.runs) + [f"Judge per benchmark — {judges}."]
+    if any(p.kind == "item_set_mismatch" for p in an.problems):
+        notes.append("Warning: in some columns the models were scored on different item sets (see the counts and "
+                     "the data problems); each mean is over its own items, paired tests over the shared items only.")
+    return Table("main", "Accuracy (%) by benchmark and prompt", columns, rows, notes=notes)
 
 
 def category_table(agg: Aggregate, bench: str, axis: str, prompt: str, tags: dict[str, str],
