@@ -12,7 +12,8 @@ The rules, in order:
    ``出典``, share-button captions) and low-confidence reads (< 0.9: icons mistaken for digits). *Values* are
    boxes that are one number (``37%``, ``1,413,640``, ``▲3.2``, ``5.2万人``) except *axis ticks* (four or more
    numbers in one column or row stepping evenly) and *years* (1900–2100, which are categories). *Labels* are
-   text boxes and years, except *captions*: boxes wider than 45 % of the text extent or longer than 6 words.
+   text boxes and years, except *captions* (boxes wider than 45 % of the text extent or longer than 6 words)
+   and *axis titles* (text beyond an axis' tick labels).
 3. **Each value belongs to its nearest label** (:func:`owner_of`), "nearest" by :func:`aligned_distance`, which
    prefers the same row (horizontal gap) or the same column (vertical gap) and counts other pairs' centre
    distance twice. A bar's value label sits next to its category label, so this pairs them.
@@ -59,7 +60,8 @@ Language = Literal["ja", "en"]
 QuestionKind = Literal["yesno", "count", "extreme_max", "extreme_min", "label", "value"]
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
-_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-−▲△]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])[-−▲△]?\d+(?:\.\d+)?")
+_NUMBER_IN_TEXT = re.compile(r"(?<![0-9A-Za-z.])[-−▲△]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+"""A number in free text; Japanese text runs straight into numbers (が700万人), so only ASCII blocks a match."""
 _WORD = re.compile(r"[a-z0-9]+(?:['’.-][a-z0-9]+)*")
 _EN_STOPWORDS = frozenset(
     "a an the of in on at to for by and or is are was were be been what which who whom whose when where how "

@@ -7,7 +7,8 @@ rules 2 and 3 of :mod:`zuhyo.models.ocr_answer`:
   low-confidence reads (< 0.9: icons mistaken for digits);
 - *values*: boxes that are one number (``37%``, ``1,413,640``, ``▲3.2``, ``5.2万人``), except *axis ticks* (four or
   more numbers in one column or row stepping evenly) and *years* (1900–2100, which are categories);
-- *labels*: text boxes and years, except captions (wider than 45 % of the text extent, or more than 6 words);
+- *labels*: text boxes and years, except captions (wider than 45 % of the text extent, or more than 6 words)
+  and axis titles (beyond an axis' tick labels: left of a y-axis column, below an x-axis row);
 - each value belongs to its nearest label by :func:`aligned_distance`.
 """
 
@@ -155,7 +156,8 @@ def classify_boxes(boxes: Sequence[OcrBox]) -> Classified:
     """Split boxes into data values and labels (rule 2)."""
     kept = [b for b in boxes if b.score >= _MIN_SCORE and not _BOILERPLATE.search(normalize(b.text))]
     numeric = [(b, v) for b in kept if (v := parse_number(b.text)) is not None and not is_year(b)]
-    ticks = _axis_ticks(numeric)
+    y_axes, x_axes = _axis_ticks(numeric)
+    ticks = {id(b) for axis in (*y_axes, *x_axes) for b in axis}
     extent = (max((b.x1 for b in kept), default=0.0) - min((b.x0 for b in kept), default=0.0)) or 1.0
     labels = tuple(
         b
@@ -163,8 +165,22 @@ def classify_boxes(boxes: Sequence[OcrBox]) -> Classified:
         if (is_year(b) or (parse_number(b.text) is None and re.search(r"[^\W\d_]", b.text)))
         and b.width <= _WIDE_TITLE_FRACTION * extent
         and len(b.text.split()) <= _MAX_LABEL_WORDS
+        and not _is_axis_title(b, y_axes, x_axes)
     )
     return Classified(values=tuple((b, v) for b, v in numeric if id(b) not in ticks), labels=labels)
+
+
+def _is_axis_title(box: OcrBox, y_axes: list[list[OcrBox]], x_axes: list[list[OcrBox]]) -> bool:
+    """Text on the far side of an axis' tick labels: left of a y-axis column, below an x-axis row."""
+    for col in y_axes:
+        if box.x1 <= min(b.x0 for b in col) + 2 and min(b.y0 for b in col) <= box.cy <= max(b.y1 for b in col):
+            return True
+    for row in x_axes:
+        if box.y0 >= max(b.y1 for b in row) - 0.5 * box.height and min(b.x0 for b in row) <= box.cx <= max(
+            b.x1 for b in row
+        ):
+            return True
+    return False
 
 
 def owner_of(value_box: OcrBox, labels: Sequence[OcrBox]) -> OcrBox | None:
@@ -172,22 +188,22 @@ def owner_of(value_box: OcrBox, labels: Sequence[OcrBox]) -> OcrBox | None:
     return min(labels, key=lambda lab: aligned_distance(lab, value_box), default=None)
 
 
-def _axis_ticks(numeric: Sequence[tuple[OcrBox, float]]) -> set[int]:
-    """ids of number boxes that are axis ticks: ≥4 in a column (or row) whose values step evenly."""
-    ticks: set[int] = set()
+def _axis_ticks(numeric: Sequence[tuple[OcrBox, float]]) -> tuple[list[list[OcrBox]], list[list[OcrBox]]]:
+    """Axis tick labels as (y-axis columns, x-axis rows): ≥4 numbers in a column or row stepping evenly."""
+    found: tuple[list[list[OcrBox]], list[list[OcrBox]]] = ([], [])
     layouts: tuple[tuple[Callable[[OcrBox], float], Callable[[OcrBox], float]], ...] = (
         (lambda b: b.x1, lambda b: b.cy),  # y axis: right-aligned column, ordered top to bottom
         (lambda b: b.cy, lambda b: b.cx),  # x axis: one row, ordered left to right
     )
-    for key, pos in layouts:
+    for axes, (key, pos) in zip(found, layouts, strict=True):
         for group in _groups(numeric, key):
             if len(group) < _MIN_TICKS:
                 continue
             vals = [v for _, v in sorted(group, key=lambda p: pos(p[0]))]
             steps = [b - a for a, b in zip(vals, vals[1:], strict=False)]
             if steps[0] != 0 and all(math.isclose(s, steps[0], rel_tol=1e-6, abs_tol=1e-9) for s in steps):
-                ticks |= {id(b) for b, _ in group}
-    return ticks
+                axes.append([b for b, _ in group])
+    return found
 
 
 def _groups(
