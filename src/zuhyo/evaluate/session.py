@@ -129,6 +129,12 @@ async def _score(store: RunStore, samples: dict[tuple[str, str], Sample], judge:
 
 
 def _write_summary(store: RunStore, benches: list[LoadedBenchmark], manifest: dict[str, Any]) -> dict[str, Any]:
+    # A run set built by several `eval` calls holds benchmarks this call did not load: load those too, so their
+    # entries get categories and missing counts.
+    loaded = {b.name for b in benches}
+    others = [BenchmarkSpec.from_json(b) for b in manifest.get("benchmarks", []) if b["name"] not in loaded]
+    if others:
+        benches = benches + load_benchmarks(others, limit=manifest.get("limit"))[0]
     preds = store.latest_predictions()
     judgments = store.latest_judgments()
     summary = build_summary(preds.values(), judgments.values(), _samples_by_key(benches),
