@@ -29,7 +29,7 @@ def run_demo(out: Path, *, model: str = "ocr", runs: int = 3, prompts: tuple[str
     result: dict[str, Any] = {"out": str(out), "runs": [str(run_dir)], "entries": summary["entries"],
                               "errors": summary["inference"]["errors"]}
     if report:
-        from zuhyo.report import build_report
+        from zuhyo.report.build import build_report
 
         report_dir = out / "report"
         result["report"] = build_report(run_dirs, report_dir)

@@ -10,7 +10,8 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
-console = Console(stderr=True)
+# Redirected stderr (CI logs, pipes) gets a wide console so result tables are not squeezed to 80 columns.
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object summarising the result on stdout.")]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Fail on the first bad row instead of collecting errors.")]

@@ -158,14 +158,14 @@ def category_spread(agg: Aggregate, bench: str, axis: str, prompt: str, tags: di
                 ax.scatter([i], [v], color=GROUP_COLORS[tags.get(m)], s=18, zorder=3)
         ax.set_xticks(range(len(kept)), [f"{v}\n(n={len(cats[v])})" for v in kept], rotation=0, fontsize=8)
     else:
-        ax.text(0.5, 0.5, f"no category has ≥ {min_items} items", ha="center", va="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, f"no category has {min_items} or more items", ha="center", va="center", transform=ax.transAxes)
         ax.set_xticks([])
     ax.set_ylabel(Y_LABEL)
     ax.set_ylim(0, 100)
     ax.grid(axis="y", alpha=0.3)
     ax.set_title(title)
     note = (f"Omitted (< {min_items} items): {', '.join(omitted)}" if omitted
-            else f"All categories have ≥ {min_items} items")
+            else f"All categories have {min_items} or more items")
     fig.text(0.01, -0.04, note, fontsize=7, ha="left", va="top")
     return _save(fig, out_dir, f"{slug(bench)}_{axis}_{slug(prompt)}", title,
                  "Box: spread of the models' scores per category; dots: models. " + note + ".")
