@@ -23,7 +23,7 @@ WP_URLS = ROOT.parent / "shared" / "data" / "ict-white-paper" / "url_r5.txt"
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import render_samples  # noqa: E402
-from zuhyo_samples import astro, common  # noqa: E402
+from zuhyo_samples import astro, astro_ccv, common  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,8 @@ def test_sample_ja_urls_are_white_paper_pages(ja) -> None:  # type: ignore[no-un
 
 def test_sample_astro_contents(astro_result) -> None:  # type: ignore[no-untyped-def]
     samples = astro_result.samples
-    assert astro_result.errors == [] and len(samples) >= 20
+    assert astro_result.errors == [] and len(samples) >= 40
+    assert len({s.image.sha256 for s in samples}) >= 20  # distinct charts, not QA items
     assert len({s.id for s in samples}) == len(samples)
     assert all(s.astro is not None for s in samples)
     assert {s.astro.category for s in samples} == set(AstroCategory)
@@ -97,6 +98,63 @@ def test_sample_astro_contents(astro_result) -> None:  # type: ignore[no-untyped
             assert s.astro.key_points, s.id
     assert any(s.astro.log_scale for s in samples)
     _check_images(astro_result)
+
+
+def test_sample_astro_ccv(astro_result) -> None:  # type: ignore[no-untyped-def]
+    by_image: dict[str, list[int]] = {}
+    for s in astro_result.samples:
+        assert s.astro.ccv is not None and len(s.astro.ccv) == len(astro_ccv.CCV_NAMES), s.id
+        assert by_image.setdefault(s.image.sha256, s.astro.ccv) == s.astro.ccv, s.id  # one CCV per chart
+    # Every attribute occurs in some chart, and no chart has all of them.
+    for i, name in enumerate(astro_ccv.CCV_NAMES):
+        assert any(v[i] for v in by_image.values()), name
+    assert all(sum(v) < len(v) for v in by_image.values())
+    ccv = {s.id.rsplit("_", 1)[0]: astro_ccv.ccv_as_dict(s.astro.ccv) for s in astro_result.samples}
+    assert ccv["astro_rotation"]["multi_panel"] and ccv["astro_rotation"]["error_bars"]
+    assert ccv["astro_skymap"]["non_cartesian"] and ccv["astro_skymap"]["dense_points"]
+    assert not ccv["astro_skymap"]["multi_panel"]
+    assert ccv["astro_sunspot"]["dual_axis"] and not ccv["astro_sunspot"]["multi_panel"]
+    assert ccv["astro_hr"]["colour_map"] and ccv["astro_hr"]["log_axis"] and not ccv["astro_hr"]["legend"]
+    assert ccv["astro_gw"]["multi_panel"] and ccv["astro_gw"]["colour_map"]
+    assert ccv["astro_snhubble"]["many_series"] and ccv["astro_snhubble"]["multi_panel"]
+    assert ccv["astro_spectrum"] == dict.fromkeys(astro_ccv.CCV_NAMES, 0)
+    assert not ccv["astro_hubble"]["dense_points"]  # 22 points: error-bar caps are not data points
+
+
+def test_bundled_ccv_equals_ccv_of_a_fresh_drawing(astro_result) -> None:  # type: ignore[no-untyped-def]
+    by_chart = {s.id.rsplit("_", 1)[0]: s.astro.ccv for s in astro_result.samples}
+    for chart in astro.charts():
+        assert astro.chart_ccv(chart) == by_chart[chart.id], chart.id
+
+
+def test_figure_ccv_reads_the_figure() -> None:
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots()
+    x = np.arange(60.0)
+    ax.errorbar(x, x, yerr=1.0, fmt="o", capsize=2)  # 60 markers plus 120 cap markers
+    ax.twinx().plot(x, -x)
+    got = astro_ccv.ccv_as_dict(astro_ccv.figure_ccv(fig))
+    plt.close(fig)
+    assert got["error_bars"] and got["dual_axis"]
+    assert not got["multi_panel"] and not got["dense_points"] and not got["legend"] and not got["colour_map"]
+
+    fig = plt.figure()
+    polar = fig.add_subplot(121, projection="polar")
+    polar.scatter(np.linspace(0, 6, 120), np.ones(120), c=np.arange(120))
+    flat = fig.add_subplot(122)
+    for k in range(4):
+        flat.plot(x, x * k, label=str(k))
+    flat.set_yscale("log")
+    flat.legend()
+    flat.annotate("note", (1, 1))
+    got = astro_ccv.ccv_as_dict(astro_ccv.figure_ccv(fig))
+    plt.close(fig)
+    assert got == {"multi_panel": 1, "log_axis": 1, "error_bars": 0, "legend": 1, "many_series": 1,
+                   "annotations": 1, "dual_axis": 0, "dense_points": 1, "colour_map": 1, "non_cartesian": 1}
+    with pytest.raises(ValueError, match="10 bits"):
+        astro_ccv.ccv_as_dict([1, 0])
 
 
 def test_bundles_stay_small() -> None:
@@ -161,9 +219,10 @@ def test_rendering_is_byte_stable(tmp_path: Path) -> None:
     item = next(i for i in render_samples.ja_items() if i.id == "ja_pie_02")
     render_samples.ja_sample(item, tmp_path)
     assert (tmp_path / "images/ja_pie_02.png").read_bytes() == (DATA / "sample-ja/images/ja_pie_02.png").read_bytes()
-    chart = next(c for c in astro.charts() if c.id == "astro_transit")
-    common.save_png(chart.draw(), tmp_path / "t.png", colors=128)
-    assert (tmp_path / "t.png").read_bytes() == (DATA / "sample-astro/images/astro_transit.png").read_bytes()
+    for chart_id in ("astro_transit", "astro_gw", "astro_skymap"):
+        chart = next(c for c in astro.charts() if c.id == chart_id)
+        common.save_png(chart.draw(), tmp_path / "t.png", colors=128)
+        assert (tmp_path / "t.png").read_bytes() == (DATA / f"sample-astro/images/{chart_id}.png").read_bytes()
 
 
 def test_missing_japanese_font_fails_loudly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

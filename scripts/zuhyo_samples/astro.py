@@ -5,7 +5,9 @@ Hubble's law, a Schechter function, a Salpeter IMF, a trapezoid transit model, a
 well-known parameters (51 Peg b, the Galactic Cepheid period–luminosity relation), as each chart's ``origin``
 says. Numeric answers are computed from the same model that is drawn. Numeric-retrieval items carry the range
 of the axis the value is read from (``axis_min``/``axis_max``; ``log_scale`` for logarithmic axes), which the
-AstroChart numeric scorer needs (DomainCQA, Algorithm 3).
+AstroChart numeric scorer needs (DomainCQA, Algorithm 3). Every item also carries its chart's Chart Complexity
+Vector, read off the drawn figure (``astro_ccv``). Charts 1–5 are here, 6–12 in ``astro_b``, 13–18 in ``astro_c``
+and 19–23 in ``astro_d``.
 """
 
 from __future__ import annotations
@@ -199,6 +201,7 @@ def _hr_draw() -> Figure:
 def charts() -> list[AstroChart]:
     """All ``sample-astro`` charts with their QA items (answers computed from the drawn models)."""
     from zuhyo_samples import astro_b as b
+    from zuhyo_samples import astro_c, astro_d
 
     h = _hubble_data()
     v300 = h["slope"] * 300 + h["icpt"]
@@ -327,16 +330,29 @@ def charts() -> list[AstroChart]:
                                key_points=("dominant peak near 1.76 c/d", "harmonics at integer multiples",
                                            "harmonic power decreases", "low noise floor")),
                    ], {"f1": b.F1}),
-    ]
+    ] + astro_c.charts() + astro_d.charts()
+
+
+def chart_ccv(chart: AstroChart) -> list[int]:
+    """The chart's Chart Complexity Vector, read off a fresh drawing of it (see ``astro_ccv``)."""
+    from zuhyo_samples.astro_ccv import figure_ccv
+
+    fig = chart.draw()
+    try:
+        return figure_ccv(fig)
+    finally:
+        plt.close(fig)
 
 
 def chart_samples(chart: AstroChart, image: ImageRef) -> list[Sample]:
-    """The chart's QA items as Samples sharing one image."""
+    """The chart's QA items as Samples sharing one image (and one CCV)."""
+    ccv = chart_ccv(chart)
     out = []
     for qa in chart.qas:
         axis_min, axis_max = qa.axis if qa.axis else (None, None)
         meta = AstroMeta(qa_type=qa.qa_type, category=qa.category, aspect=qa.aspect, answer_kind=qa.answer_kind,
-                         axis_min=axis_min, axis_max=axis_max, log_scale=qa.log_scale, key_points=list(qa.key_points))
+                         axis_min=axis_min, axis_max=axis_max, log_scale=qa.log_scale, key_points=list(qa.key_points),
+                         ccv=ccv)
         out.append(Sample(id=f"{chart.id}_{qa.suffix}", benchmark="sample-astro", question=qa.question,
                           answers=[qa.answer], image=image, image_type=chart.image_type, astro=meta,
                           source=SourceInfo(title=chart.title, context=chart.origin, license="CC0-1.0",
