@@ -111,6 +111,11 @@ class Aggregate:
     items: dict[str, set[str]]
     problems: list[Problem] = field(default_factory=list)
 
+    @property
+    def baselines(self) -> frozenset[str]:
+        """Models the run sets mark as baselines (floors such as `ocr`), labelled as such in tables and plots."""
+        return frozenset(m for r in self.merged.runsets for m in r.manifest.get("baselines", []))
+
     def cell(self, benchmark: str, model: str, prompt: str) -> CellRecords | None:
         return self.cells.get(CellKey(benchmark, model, prompt, self.judge_for.get(benchmark)))
 

@@ -110,7 +110,7 @@ def render_html(*, agg: Aggregate, tables: list[Table], plots: list[Plot], faile
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html", "j2"]))
-    labels = model_labels(agg.models)
+    labels = model_labels(agg.models, agg.baselines)
     html = env.get_template("report.html.j2").render(
         overview=overview, tables=tables, counts_note=COUNTS_NOTE, problems=problems,
         plots=[{"name": p.name, "title": p.title, "caption": p.caption, "src": _data_uri(p.png, "image/png")}

@@ -33,13 +33,14 @@ def prompt_label(prompt: str) -> str:
     return PROMPT_LABELS.get(prompt, prompt)
 
 
-def model_labels(models: list[str]) -> dict[str, str]:
-    """Short display names: ``openai:NAME@URL`` → NAME (the full spec where two would collide)."""
+def model_labels(models: list[str], baselines: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Short display names: ``openai:NAME@URL`` → NAME (the full spec where two would collide); floors such as
+    the OCR baseline are marked "(baseline)"."""
     short = {m: (m.split(":", 1)[1].split("@", 1)[0] if m.startswith("openai:") else m) for m in models}
     counts: dict[str, int] = {}
     for s in short.values():
         counts[s] = counts.get(s, 0) + 1
-    return {m: (s if counts[s] == 1 else m) for m, s in short.items()}
+    return {m: (s if counts[s] == 1 else m) + (" (baseline)" if m in baselines else "") for m, s in short.items()}
 
 
 def slug(text: str) -> str:
@@ -87,7 +88,7 @@ def legend(an: Analysis, runs: int) -> list[str]:
 
 def main_table(agg: Aggregate, an: Analysis, tags: dict[str, str]) -> Table:
     """HakushoBench Table 4 shape."""
-    labels = model_labels(agg.models)
+    labels = model_labels(agg.models, agg.baselines)
     columns = [Column(b, prompt_label(p)) for b in agg.benchmarks for p in agg.prompts]
     rows = []
     for m, group in ordered_models(agg, tags):
@@ -117,7 +118,7 @@ def category_table(agg: Aggregate, bench: str, axis: str, prompt: str, tags: dic
     universe = agg.items.get(bench, set())
     columns = [Column(AXIS_TITLES.get(axis, axis), f"{v} (n={len(cats[v])})") for v in values]
     columns.append(Column("", "All"))
-    labels = model_labels(agg.models)
+    labels = model_labels(agg.models, agg.baselines)
     rows = []
     for m, group in ordered_models(agg, tags):
         rec = agg.cell(bench, m, prompt)
@@ -148,7 +149,7 @@ def domaincqa_table(agg: Aggregate, bench: str, prompt: str, tags: dict[str, str
         spec.append((Column("", cat.value), by_cat.get(cat.value, set())))
     spec.append((Column("", "Overall"), astro))
     universe = agg.items.get(bench, set())
-    labels = model_labels(agg.models)
+    labels = model_labels(agg.models, agg.baselines)
     rows = []
     for m, group in ordered_models(agg, tags):
         rec = agg.cell(bench, m, prompt)
@@ -176,7 +177,7 @@ def metrics_table(agg: Aggregate, bench: str, tags: dict[str, str]) -> Table | N
         columns.append(Column(prompt_label(p), "Accuracy"))
         columns += [Column(prompt_label(p), METRIC_LABELS.get(n, n)) for n in metrics]
     universe = agg.items.get(bench, set())
-    labels = model_labels(agg.models)
+    labels = model_labels(agg.models, agg.baselines)
     rows = []
     for m, group in ordered_models(agg, tags):
         cells: list[Cell] = []
@@ -220,7 +221,7 @@ def gap_table(an: Analysis, labels: dict[str, str]) -> Table | None:
 
 
 def comparisons_table(agg: Aggregate, an: Analysis) -> Table | None:
-    labels = model_labels(agg.models)
+    labels = model_labels(agg.models, agg.baselines)
     rows = []
     for kind, table in (("vs best", an.vs_best), ("vs Direct", an.vs_direct)):
         for key, c in sorted(table.items(), key=lambda kv: (kv[0].benchmark, kv[0].prompt, kv[0].model)):
@@ -253,7 +254,7 @@ def build_tables(agg: Aggregate, an: Analysis, tags: dict[str, str], *, min_item
         t = metrics_table(agg, bench, tags)
         if t is not None:
             tables.append(t)
-    for t in (gap_table(an, model_labels(agg.models)), comparisons_table(agg, an)):
+    for t in (gap_table(an, model_labels(agg.models, agg.baselines)), comparisons_table(agg, an)):
         if t is not None:
             tables.append(t)
     return tables

@@ -73,7 +73,7 @@ def spread_plot(agg: Aggregate, tags: dict[str, str], out_dir: Path) -> Plot | N
         return None
     fig, axes = plt.subplots(1, len(agg.prompts), figsize=(1.2 + 1.6 * len(agg.benchmarks) * len(agg.prompts), 4),
                              sharey=True, squeeze=False, layout="constrained")
-    labels = model_labels(agg.models)
+    labels = model_labels(agg.models, agg.baselines)
     for ax, p in zip(axes[0], agg.prompts, strict=True):
         for i, b in enumerate(agg.benchmarks):
             pts = [(m, 100 * v) for (bb, pp, m), v in means.items() if bb == b and pp == p and v is not None]
@@ -99,7 +99,7 @@ def prompt_bars(agg: Aggregate, bench: str, out_dir: Path) -> Plot | None:
 
     plt = _pyplot()
     universe = agg.items.get(bench, set())
-    labels = model_labels(agg.models)
+    labels = model_labels(agg.models, agg.baselines)
     width = 0.8 / max(1, len(agg.prompts))
     fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(agg.models) + 1.5), 3.8))
     x = np.arange(len(agg.models))
@@ -184,7 +184,7 @@ def domaincqa_plots(agg: Aggregate, bench: str, prompt: str, out_dir: Path) -> l
     if not present:
         return []
     universe = agg.items.get(bench, set())
-    labels = model_labels(agg.models)
+    labels = model_labels(agg.models, agg.baselines)
     table: dict[str, list[float]] = {}
     for m in agg.models:
         rec = agg.cell(bench, m, prompt)
