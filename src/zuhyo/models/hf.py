@@ -159,12 +159,12 @@ class HfBackend:
         else:
             raise PermanentModelError(f"hf backend option dtype={dtype_name!r}: use auto, float32, bfloat16, float16")
         self.processor = load_processor(folder)
+        model: Any  # typed loosely: transformers' decorated .to() confuses type checkers
         try:
             model = AutoModelForImageTextToText.from_pretrained(folder, local_files_only=True, dtype=self.dtype)
         except (OSError, ValueError, KeyError) as e:
             raise PermanentModelError(f"cannot load the model in {folder}: {e}") from None
-        self.model: Any = model  # typed loosely: transformers' decorated .to() confuses type checkers
-        self.model.to(self.device).eval()
+        self.model: Any = model.to(self.device).eval()
         gen = getattr(self.model, "generation_config", None) or GenerationConfig()
         eos = gen.eos_token_id
         self.eos_ids: set[int] = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
