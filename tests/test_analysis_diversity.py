@@ -185,3 +185,17 @@ def test_cli_diversity_needs_two_images(tmp_path: Path) -> None:
     bench = _bench(tmp_path, 1)
     proc = run_cli("analyze", "diversity", "local", "--path", str(bench), "--json", check=False)
     assert proc.returncode == 1 and json.loads(proc.stdout)["diversity"] is None
+
+
+def test_closed_form_mean_equals_exact_pairwise_mean():
+    import numpy as np
+
+    from zuhyo.analysis.diversity import (closed_form_mean_distance, exact_pairwise_distance, normalise_rows,
+                                          sampled_pairwise_distance)
+
+    rng = np.random.default_rng(3)
+    emb = rng.normal(size=(300, 24)) + 0.5
+    exact = exact_pairwise_distance(emb).mean_distance
+    assert closed_form_mean_distance(normalise_rows(emb)) == pytest.approx(exact, abs=1e-9)
+    sampled = sampled_pairwise_distance(emb, n_pairs=5000, seed=1)
+    assert sampled.mean_distance_closed_form == pytest.approx(exact, abs=1e-9)
