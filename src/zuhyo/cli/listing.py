@@ -9,32 +9,21 @@ from zuhyo.cli._common import JsonOpt, console, emit_json
 
 def registries() -> dict[str, list[tuple[str, str]]]:
     """name → [(entry, description)] for every registry, importing only light modules."""
-    from zuhyo.benchmarks import BENCHMARKS, ensure_registered
+    from zuhyo.analysis.embedders import EMBEDDERS
+    from zuhyo.benchmarks import BENCHMARKS
+    from zuhyo.benchmarks import ensure_registered as benchmarks_registered
+    from zuhyo.evaluate.judges import JUDGES
+    from zuhyo.evaluate.judges import ensure_registered as judges_registered
+    from zuhyo.evaluate.metrics import METRICS
+    from zuhyo.evaluate.metrics import ensure_registered as metrics_registered
+    from zuhyo.models import MODEL_BACKENDS
+    from zuhyo.models import ensure_registered as models_registered
 
-    ensure_registered()
-    out: dict[str, list[tuple[str, str]]] = {"benchmarks": [(e.name, e.description) for e in BENCHMARKS]}
-    try:
-        from zuhyo.models import MODEL_BACKENDS, ensure_registered as models_registered
-
-        models_registered()
-        out["model backends"] = [(e.name, e.description) for e in MODEL_BACKENDS]
-    except ImportError:
-        pass
-    try:
-        from zuhyo.evaluate.judges import JUDGES, ensure_registered as judges_registered
-
-        judges_registered()
-        out["judges"] = [(e.name, e.description) for e in JUDGES]
-    except ImportError:
-        pass
-    try:
-        from zuhyo.evaluate.metrics import METRICS, ensure_registered as metrics_registered
-
-        metrics_registered()
-        out["metrics"] = [(e.name, e.description) for e in METRICS]
-    except ImportError:
-        pass
-    return out
+    for ensure in (benchmarks_registered, models_registered, judges_registered, metrics_registered):
+        ensure()
+    regs = {"benchmarks": BENCHMARKS, "model backends": MODEL_BACKENDS, "judges": JUDGES, "metrics": METRICS,
+            "embedders": EMBEDDERS}
+    return {kind: [(e.name, e.description) for e in reg] for kind, reg in regs.items()}
 
 
 def register(app: typer.Typer) -> None:
