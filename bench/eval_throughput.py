@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import io
 import json
 import os
 import resource
@@ -97,8 +96,9 @@ def bare_bodies(files: list[Path], n_requests: int) -> list[bytes]:
     out = []
     for i in range(n_requests):
         body = {"model": "fake", "temperature": 0.0, "max_tokens": 8192,
-                "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": urls[i % len(urls)]}},
-                                                          {"type": "text", "text": f"What is the value of series {i}?"}]}]}
+                "messages": [{"role": "user", "content": [
+                    {"type": "image_url", "image_url": {"url": urls[i % len(urls)]}},
+                    {"type": "text", "text": f"What is the value of series {i}?"}]}]}
         out.append(json.dumps(body).encode())
     return out
 
@@ -116,7 +116,8 @@ def run_zuhyo(jsonl: Path, url: str, out: Path, runs: int, concurrency: int) -> 
 
 def run_inspect(jsonl: Path, url: str, n_requests: int, concurrency: int, logdir: Path) -> tuple[float, float]:
     """inspect_ai's OpenAI-compatible provider on the same samples; returns (wall s, cpu s)."""
-    from inspect_ai import Task, eval as inspect_eval
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample as ISample
     from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
     from inspect_ai.solver import generate

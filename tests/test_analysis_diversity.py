@@ -190,8 +190,12 @@ def test_cli_diversity_needs_two_images(tmp_path: Path) -> None:
 def test_closed_form_mean_equals_exact_pairwise_mean():
     import numpy as np
 
-    from zuhyo.analysis.diversity import (closed_form_mean_distance, exact_pairwise_distance, normalise_rows,
-                                          sampled_pairwise_distance)
+    from zuhyo.analysis.diversity import (
+        closed_form_mean_distance,
+        exact_pairwise_distance,
+        normalise_rows,
+        sampled_pairwise_distance,
+    )
 
     rng = np.random.default_rng(3)
     emb = rng.normal(size=(300, 24)) + 0.5

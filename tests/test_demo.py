@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import run_cli_json
 
 pytest.importorskip("rapidocr", reason="the demo's default model is the RapidOCR baseline ([ocr] extra)")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import ROOT, run_cli
+
 from zuhyo.cli import app
 from zuhyo.cli.reference import command_paths, render_cli_reference
 

@@ -12,8 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli_json
+
 from zuhyo.benchmarks.base import BenchmarkSource, load_benchmark
 from zuhyo.testing.fake_openai import EMPTY, REFUSAL
 
@@ -50,8 +50,19 @@ def _answer_key(samples, wrong_every: int = 4) -> tuple[dict[str, str], float]:
 
 
 def _eval_args(shared_data: Path, url: str, out: Path, *extra: str) -> list[str]:
-    return ["eval", "--bench", "chartqa", "--path", str(shared_data / "chartqa"), "--model", f"openai:fake@{url}",
-            "--out", str(out), "--quiet", *extra]
+    return [
+        "eval",
+        "--bench",
+        "chartqa",
+        "--path",
+        str(shared_data / "chartqa"),
+        "--model",
+        f"openai:fake@{url}",
+        "--out",
+        str(out),
+        "--quiet",
+        *extra,
+    ]
 
 
 def _prediction_keys(out: Path) -> list[tuple]:
@@ -63,8 +74,9 @@ def test_accuracy_matches_answer_key(tmp_path, shared_data, chartqa_samples, fak
     key, expected = _answer_key(chartqa_samples)
     server = fake_server(answers=key)
     # The default judge is `auto`: ChartQA items get ChartQA's own relaxed accuracy.
-    summary = run_cli_json(*_eval_args(shared_data, server.base_url, tmp_path / "run", "--runs", "3",
-                                       "--prompt", "both"))
+    summary = run_cli_json(
+        *_eval_args(shared_data, server.base_url, tmp_path / "run", "--runs", "3", "--prompt", "both")
+    )
     entries = {e["prompt"]: e for e in summary["entries"]}
     assert {e["judge"] for e in entries.values()} == {"auto"}
     assert {k for e in entries.values() for k in e["decided_by"]} == {"chartqa_relaxed"}
@@ -81,9 +93,27 @@ def test_accuracy_matches_answer_key(tmp_path, shared_data, chartqa_samples, fak
 def test_injected_faults_every_item_scored(tmp_path, shared_data, chartqa_samples, fake_server):
     key, expected = _answer_key(chartqa_samples)
     server = fake_server(answers=key, fail_rate=0.2, slow_s=3.0, seed=7)
-    summary = run_cli_json(*_eval_args(shared_data, server.base_url, tmp_path / "run", "--runs", "2",
-                                       "--prompt", "direct", "--judge", "metric:chartqa_relaxed", "--timeout", "1",
-                                       "--retry-base", "0.01", "--retries", "8", "--concurrency", "16"))
+    summary = run_cli_json(
+        *_eval_args(
+            shared_data,
+            server.base_url,
+            tmp_path / "run",
+            "--runs",
+            "2",
+            "--prompt",
+            "direct",
+            "--judge",
+            "metric:chartqa_relaxed",
+            "--timeout",
+            "1",
+            "--retry-base",
+            "0.01",
+            "--retries",
+            "8",
+            "--concurrency",
+            "16",
+        )
+    )
     faults = server.state.faults_injected
     assert sum(faults.values()) > 15, faults
     assert set(faults) >= {"429", "500", "drop", "malformed", "slow"}
@@ -99,16 +129,46 @@ def test_failures_are_errors_not_wrong_and_resume_fills_them(tmp_path, shared_da
     key, expected = _answer_key(chartqa_samples)
     down = fake_server(answers=key, fail_rate=1.0, faults=("500",))
     out = tmp_path / "run"
-    summary = run_cli_json(*_eval_args(shared_data, down.base_url, out, "--runs", "1", "--prompt", "direct",
-                                       "--judge", "metric:chartqa_relaxed", "--retries", "1", "--retry-base", "0.001", "--limit", "10"))
+    summary = run_cli_json(
+        *_eval_args(
+            shared_data,
+            down.base_url,
+            out,
+            "--runs",
+            "1",
+            "--prompt",
+            "direct",
+            "--judge",
+            "metric:chartqa_relaxed",
+            "--retries",
+            "1",
+            "--retry-base",
+            "0.001",
+            "--limit",
+            "10",
+        )
+    )
     (e,) = summary["entries"]
     assert e["n_errors"] == 10 and e["n_scored"] == 0 and e["mean"] is None
     assert summary["inference"]["outcomes"] == {"http_500": 10}
     # The same command once the server is healthy again (same port, so the same model spec).
     down.stop()
     fake_server(answers=key, port=down.port)
-    summary2 = run_cli_json(*_eval_args(shared_data, down.base_url, out, "--runs", "1", "--prompt", "direct",
-                                        "--judge", "metric:chartqa_relaxed", "--limit", "10"))
+    summary2 = run_cli_json(
+        *_eval_args(
+            shared_data,
+            down.base_url,
+            out,
+            "--runs",
+            "1",
+            "--prompt",
+            "direct",
+            "--judge",
+            "metric:chartqa_relaxed",
+            "--limit",
+            "10",
+        )
+    )
     (e2,) = summary2["entries"]
     assert e2["n_errors"] == 0 and e2["n_scored"] == 10
     expected10 = sum(1 for s in chartqa_samples[:10] if key[s.question] == s.answer) / 10
@@ -116,15 +176,28 @@ def test_failures_are_errors_not_wrong_and_resume_fills_them(tmp_path, shared_da
     assert summary2["inference"]["skipped_done"] == 0 and summary2["inference"]["ok"] == 10
 
 
-def test_sigkill_mid_run_then_resume_gives_exactly_the_uninterrupted_records(tmp_path, shared_data,
-                                                                              chartqa_samples, fake_server):
+def test_sigkill_mid_run_then_resume_gives_exactly_the_uninterrupted_records(
+    tmp_path, shared_data, chartqa_samples, fake_server
+):
     key, expected = _answer_key(chartqa_samples)
     server = fake_server(answers=key, latency_s=0.03)
     out = tmp_path / "killed"
-    args = _eval_args(shared_data, server.base_url, out, "--runs", "3", "--prompt", "both", "--judge", "metric:chartqa_relaxed",
-                      "--concurrency", "4")
-    proc = subprocess.Popen([sys.executable, "-m", "zuhyo", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env={**os.environ})
+    args = _eval_args(
+        shared_data,
+        server.base_url,
+        out,
+        "--runs",
+        "3",
+        "--prompt",
+        "both",
+        "--judge",
+        "metric:chartqa_relaxed",
+        "--concurrency",
+        "4",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zuhyo", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ}
+    )
     pred = out / "predictions.jsonl"
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -142,8 +215,21 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_uninterrupted_records(tmp
     assert len(ok_keys) == len(set(ok_keys)) == 366, "every request exactly once"
     # The same command uninterrupted gives the same record set and the same scores.
     ref = tmp_path / "reference"
-    ref_summary = run_cli_json(*_eval_args(shared_data, server.base_url, ref, "--runs", "3", "--prompt", "both",
-                                           "--judge", "metric:chartqa_relaxed", "--concurrency", "16"))
+    ref_summary = run_cli_json(
+        *_eval_args(
+            shared_data,
+            server.base_url,
+            ref,
+            "--runs",
+            "3",
+            "--prompt",
+            "both",
+            "--judge",
+            "metric:chartqa_relaxed",
+            "--concurrency",
+            "16",
+        )
+    )
     assert sorted(ok_keys) == sorted(k for k in _prediction_keys(ref) if k[-1] == "ok")
     strip = lambda s: [(e["prompt"], e["mean"], e["n_scored"]) for e in s["entries"]]  # noqa: E731
     assert strip(summary) == strip(ref_summary)
@@ -162,15 +248,35 @@ def test_empty_refusal_and_missing_image_outcomes(tmp_path, fake_server):
         {"id": "empty", "benchmark": "mini", "question": "Q-empty?", "answers": ["1"], "image": {"path": "a.png"}},
         {"id": "refuse", "benchmark": "mini", "question": "Q-refuse?", "answers": ["2"], "image": {"path": "a.png"}},
         {"id": "noimg", "benchmark": "mini", "question": "Q-noimg?", "answers": ["3"], "image": {"path": "gone.png"}},
-        {"id": "corrupt", "benchmark": "mini", "question": "Q-corrupt?", "answers": ["4"],
-         "image": {"path": "bad.png"}},
+        {
+            "id": "corrupt",
+            "benchmark": "mini",
+            "question": "Q-corrupt?",
+            "answers": ["4"],
+            "image": {"path": "bad.png"},
+        },
     ]
     (tmp_path / "bad.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 50)
     (tmp_path / "mini.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     server = fake_server(answers={"Q-ok?": "42", "Q-empty?": EMPTY, "Q-refuse?": REFUSAL})
-    summary = run_cli_json("eval", "--bench", "local", "--path", str(tmp_path / "mini.jsonl"), "--model",
-                           f"openai:fake@{server.base_url}", "--runs", "1", "--prompt", "direct", "--judge", "metric:chartqa_relaxed",
-                           "--out", str(tmp_path / "run"), "--quiet")
+    summary = run_cli_json(
+        "eval",
+        "--bench",
+        "local",
+        "--path",
+        str(tmp_path / "mini.jsonl"),
+        "--model",
+        f"openai:fake@{server.base_url}",
+        "--runs",
+        "1",
+        "--prompt",
+        "direct",
+        "--judge",
+        "metric:chartqa_relaxed",
+        "--out",
+        str(tmp_path / "run"),
+        "--quiet",
+    )
     (e,) = summary["entries"]
     assert e["outcomes"] == {"answered": 1, "empty": 1, "refusal": 1, "image": 2}
     assert e["n_errors"] == 2

@@ -1,7 +1,8 @@
 """`zuhyo demo`: the whole evaluate-then-report loop offline, on the bundled benchmarks and the OCR baseline.
 
 No API key and no download: `sample-ja` (Japanese white-paper-style charts) is judged with the `rules` judge,
-`sample-astro` (astronomy charts) with the `astrochart` suite (both through the `auto` judge) (numeric retrieval per DomainCQA Algorithm 3, exact
+`sample-astro` (astronomy charts) with the `astrochart` suite — both through the `auto` judge — (numeric retrieval
+per DomainCQA Algorithm 3, exact
 derivation, ROUGE-L/BLEU-4; open items stay unscored without an LLM judge). The `ocr` baseline is a floor, not a
 model: reports label it as such.
 """

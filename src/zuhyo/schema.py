@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
-class ImageType(str, enum.Enum):
+class ImageType(enum.StrEnum):
     """The HakushoBench image taxonomy (HakushoBench paper, Table 2: 11 classes)."""
 
     BAR = "Bar"
@@ -30,7 +30,7 @@ class ImageType(str, enum.Enum):
     OTHER = "Other"
 
 
-class Flag(str, enum.Enum):
+class Flag(enum.StrEnum):
     """HakushoBench question difficulty flags (HakushoBench paper, Table 3; several per question)."""
 
     GLOBAL = "Global"
@@ -41,7 +41,7 @@ class Flag(str, enum.Enum):
     OTHER = "Other"
 
 
-class TopicGroup(str, enum.Enum):
+class TopicGroup(enum.StrEnum):
     """HakushoBench topic groups of the 33 white papers (HakushoBench paper, Table 5)."""
 
     SECURITY = "Security"
@@ -52,14 +52,14 @@ class TopicGroup(str, enum.Enum):
     DIPLOMACY = "Diplomacy"
 
 
-class AstroQAType(str, enum.Enum):
+class AstroQAType(enum.StrEnum):
     """DomainCQA QA families: factual (FQA) and astronomy-knowledge (AQA) questions (DomainCQA Table 1)."""
 
     FQA = "FQA"
     AQA = "AQA"
 
 
-class AstroCategory(str, enum.Enum):
+class AstroCategory(enum.StrEnum):
     """DomainCQA question categories (DomainCQA Table 1)."""
 
     VISUAL = "Visual"
@@ -70,7 +70,7 @@ class AstroCategory(str, enum.Enum):
     KB_SUMMARY = "KB-Summary"
 
 
-class AstroAspect(str, enum.Enum):
+class AstroAspect(enum.StrEnum):
     """DomainCQA sub-aspects: Visual {Color, Style, Text, Layout} and Data {Point, Interval, Calculation}."""
 
     COLOR = "Color"
@@ -188,7 +188,7 @@ class AstroMeta(_Model):
     aspect: AstroAspect | None = None
     """Sub-aspect for Visual and Data questions."""
     answer_kind: Literal["numeric_retrieval", "numeric_exact", "open", "choice"] = "open"
-    """How the answer is scored: numeric retrieval (Algorithm 3), exact numeric derivation, open (key points), choice."""
+    """How it is scored: numeric retrieval (Algorithm 3), exact numeric derivation, open (key points), choice."""
     axis_min: float | None = None
     """Lower end of the axis the numeric answer is read from (numeric retrieval)."""
     axis_max: float | None = None

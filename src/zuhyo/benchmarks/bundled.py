@@ -20,7 +20,8 @@ def _load_as(name: str, source: BenchmarkSource, strict: bool) -> LoadResult:
     return result
 
 
-@benchmark("sample-ja", "Bundled: Japanese white-paper-style charts/tables from real public statistics, one hard QA each",
+@benchmark("sample-ja",
+           "Bundled: Japanese white-paper-style charts/tables from real public statistics, one hard QA each",
            default_source=lambda: _bundled("sample-ja"))
 def load_sample_ja(source: BenchmarkSource, strict: bool) -> LoadResult:
     return _load_as("sample-ja", source, strict)

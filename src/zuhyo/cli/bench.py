@@ -7,8 +7,19 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import (CacheDirOpt, HfOpt, JsonOpt, OptionOpt, PathOpt, RevisionOpt, SplitOpt, StrictOpt,
-                               console, emit_json, make_source)
+from zuhyo.cli._common import (
+    CacheDirOpt,
+    HfOpt,
+    JsonOpt,
+    OptionOpt,
+    PathOpt,
+    RevisionOpt,
+    SplitOpt,
+    StrictOpt,
+    console,
+    emit_json,
+    make_source,
+)
 
 bench_app = typer.Typer(help="Inspect and export benchmarks.", no_args_is_help=True)
 
@@ -41,7 +52,8 @@ def info_cmd(
 @bench_app.command("export")
 def export_cmd(
     name: Annotated[str, typer.Argument(help="Registered benchmark name.")],
-    out: Annotated[Path, typer.Option("--out", help="Output .jsonl (images go to <stem>_images/ beside it) or .parquet.")],
+    out: Annotated[Path, typer.Option(
+        "--out", help="Output .jsonl (images go to <stem>_images/ beside it) or .parquet.")],
     path: PathOpt = None, hf: HfOpt = None, revision: RevisionOpt = None, split: SplitOpt = None,
     cache_dir: CacheDirOpt = None, option: OptionOpt = None, strict: StrictOpt = False, json_out: JsonOpt = False,
 ) -> None:
@@ -64,7 +76,7 @@ def export_cmd(
     if json_out:
         emit_json(summary)
     else:
-        console.print(f"wrote {counts['samples']} samples to {out} ({result.errors and len(result.errors) or 0} row errors)")
+        console.print(f"wrote {counts['samples']} samples to {out} ({len(result.errors)} row errors)")
 
 
 def register(app: typer.Typer) -> None:

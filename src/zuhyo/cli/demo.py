@@ -14,7 +14,8 @@ def register(app: typer.Typer) -> None:
     @app.command("demo")
     def demo_cmd(
         out: Annotated[Path, typer.Option("--out", help="Output folder (runs/ and report/).")] = Path("zuhyo-demo"),
-        model: Annotated[str, typer.Option("--model", help="Model spec; the default needs no key or download.")] = "ocr",
+        model: Annotated[str, typer.Option("--model", help="Model spec; the default needs no key or download.")
+                         ] = "ocr",
         runs: Annotated[int, typer.Option("--runs", min=1, help="Repetitions (papers: 3).")] = 3,
         limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N samples per benchmark.")] = None,
         no_report: Annotated[bool, typer.Option("--no-report", help="Skip the report.")] = False,

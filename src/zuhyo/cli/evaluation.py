@@ -10,8 +10,20 @@ from typing import Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import (CacheDirOpt, HfOpt, JsonOpt, OptionOpt, PathOpt, RevisionOpt, SplitOpt, StrictOpt,
-                               console, emit_json, fail, parse_options)
+from zuhyo.cli._common import (
+    CacheDirOpt,
+    HfOpt,
+    JsonOpt,
+    OptionOpt,
+    PathOpt,
+    RevisionOpt,
+    SplitOpt,
+    StrictOpt,
+    console,
+    emit_json,
+    fail,
+    parse_options,
+)
 
 
 class RichProgress:
@@ -25,8 +37,14 @@ class RichProgress:
         if not self.enabled or total == 0:
             yield lambda n: None
             return
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                   TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("[cyan]{task.fields[rate]}"),
@@ -95,7 +113,8 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int | None, typer.Option("--seed")] = None,
         endpoint: Annotated[list[str] | None, typer.Option("--endpoint", help="Extra base URL for the same "
                                                            "openai model (repeatable; load-balanced).")] = None,
-        api_key_env: Annotated[str, typer.Option("--api-key-env", help="Env var holding the API key.")] = "OPENAI_API_KEY",
+        api_key_env: Annotated[str, typer.Option("--api-key-env", help="Env var holding the API key.")
+                               ] = "OPENAI_API_KEY",
         timeout: Annotated[float, typer.Option("--timeout", help="Per-request timeout, seconds.")] = 300.0,
         retries: Annotated[int, typer.Option("--retries", min=0, help="Retries per request on 429/5xx/timeouts.")] = 5,
         retry_base: Annotated[float, typer.Option("--retry-base", help="First backoff delay, seconds.")] = 1.0,
@@ -103,6 +122,9 @@ def register(app: typer.Typer) -> None:
                                                              help="Downscale images above this many pixels.")] = None,
         images: Annotated[Path | None, typer.Option("--images", help="Image cache of `zuhyo images fetch` "
                                                     "(URL-only benchmarks).")] = None,
+        model_option: Annotated[list[str] | None, typer.Option("--model-option", help="Backend option key=value, "
+                                                               "e.g. batch_size=8 or device=cuda for hf: "
+                                                               "(repeatable).")] = None,
         extra_body: Annotated[list[str] | None, typer.Option("--extra-body", help="key=value passed to the "
                                                              "provider (JSON values allowed).")] = None,
         strict: StrictOpt = False, json_out: JsonOpt = False,
@@ -139,7 +161,8 @@ def register(app: typer.Typer) -> None:
             generation=GenerationConfig(temperature=temperature, max_tokens=max_tokens, seed=seed, extra_body=extra),
             retry=RetryPolicy(max_retries=retries, base_delay_s=retry_base), timeout_s=timeout,
             endpoints=tuple(endpoint or ()), api_key=_resolve_api_key(api_key_env),
-            max_image_pixels=max_image_pixels, images_dir=images, strict=strict,
+            max_image_pixels=max_image_pixels, model_options=parse_options(model_option), images_dir=images,
+            strict=strict,
         )
         summary = run_eval(config, RichProgress(enabled=not quiet))
         print_summary_table(summary)

@@ -35,7 +35,8 @@ def _param_row(p: click.Parameter) -> str:
         if p.required:
             kind += " (required)"
     default = getattr(p, "default", None)
-    hide = default is None or default is False or callable(default) or (isinstance(default, list | tuple) and not default)
+    empty_seq = isinstance(default, list | tuple) and not default
+    hide = default is None or default is False or callable(default) or empty_seq
     show_default = "" if hide else f"`{default}`"
     helptext = (getattr(p, "help", None) or "").replace("|", "\\|").replace("\n", " ")
     return f"| {name} | {kind} | {show_default} | {helptext} |"

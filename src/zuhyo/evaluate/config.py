@@ -60,6 +60,8 @@ class EvalConfig:
     endpoints: tuple[str, ...] = ()
     api_key: str | None = None
     max_image_pixels: int | None = None
+    model_options: dict[str, str] = field(default_factory=dict)
+    """Backend-specific options (``--model-option``), e.g. batch_size/device/dtype for ``hf:``."""
     images_dir: Path | None = None
     """Cache folder of `zuhyo images fetch` for URL-only benchmarks."""
     strict: bool = False

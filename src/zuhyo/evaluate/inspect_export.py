@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from zuhyo.evaluate.store import MANIFEST, SUMMARY, RunStore
 
 
 def _iso(ts: float | None) -> str:
-    return datetime.fromtimestamp(ts or 0, tz=timezone.utc).isoformat()
+    return datetime.fromtimestamp(ts or 0, tz=UTC).isoformat()
 
 
 def _slug(text: str) -> str:

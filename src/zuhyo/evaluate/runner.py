@@ -22,8 +22,14 @@ from zuhyo.evaluate.config import EvalConfig, RetryPolicy, request_fingerprint
 from zuhyo.evaluate.prompting import extract_final_answer, render_prompt
 from zuhyo.evaluate.records import PredictionRecord
 from zuhyo.evaluate.store import AppendLog, RunStore
-from zuhyo.models.base import (ChatRequest, ModelBackend, ModelReply, PermanentModelError, PreparedImage,
-                               TransientModelError)
+from zuhyo.models.base import (
+    ChatRequest,
+    ModelBackend,
+    ModelReply,
+    PermanentModelError,
+    PreparedImage,
+    TransientModelError,
+)
 from zuhyo.schema import Sample
 
 ProgressFn = Callable[[int, bool], None]
@@ -220,7 +226,7 @@ class InferenceRunner:
             t = time.perf_counter()
             try:
                 reply = await asyncio.wait_for(job.backend.generate(request), self.config.timeout_s)
-            except (TransientModelError, asyncio.TimeoutError) as e:
+            except (TimeoutError, TransientModelError) as e:
                 msg = str(e) if isinstance(e, TransientModelError) else f"timeout after {self.config.timeout_s:g}s"
                 if attempt > policy.max_retries:
                     return PredictionRecord(**base, status="error", outcome=_error_kind(msg), error=msg,

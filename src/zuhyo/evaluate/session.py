@@ -13,8 +13,8 @@ from typing import Any, Protocol
 from zuhyo.benchmarks.base import load_benchmark
 from zuhyo.errors import DataError, ZuhyoError
 from zuhyo.evaluate.config import BenchmarkSpec, EvalConfig
-from zuhyo.evaluate.runner import InferenceRunner, LoadedBenchmark
 from zuhyo.evaluate.judges.base import Judge
+from zuhyo.evaluate.runner import InferenceRunner, LoadedBenchmark
 from zuhyo.evaluate.scoring import ScoringStats, score_predictions
 from zuhyo.evaluate.store import MANIFEST, SUMMARY, RunStore
 from zuhyo.evaluate.summary import build_summary
@@ -76,7 +76,7 @@ async def _run_eval(config: EvalConfig, reporter: ProgressReporter | None) -> di
     benches, load_errors = load_benchmarks(config.benchmarks, limit=config.limit, strict=config.strict)
     manifest = _merge_manifest(store, config)
     options = BackendOptions(endpoints=config.endpoints, api_key=config.api_key, timeout_s=config.timeout_s,
-                             max_image_pixels=config.max_image_pixels)
+                             max_image_pixels=config.max_image_pixels, extra=dict(config.model_options))
     backends = [build_backend(spec, options) for spec in config.models]
     # Build the judge before inference so a bad judge spec fails in a second, not after the run.
     judge = build_judge(config.judge, JudgeOptions(api_key=config.api_key, timeout_s=config.timeout_s)) \

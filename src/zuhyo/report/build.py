@@ -108,7 +108,8 @@ def build_report(dirs: list[Path], out: Path, options: ReportOptions | None = No
         if opts.plots else []
     files += [f for p in plots for f in (p.png, p.svg)]
     failed, totals = collect_failed(agg, max_per_model=opts.max_failed_per_model)
-    overview = {"run_sets": [str(d) for d in dirs], "models": agg.models, "model_labels": model_labels(agg.models, agg.baselines),
+    overview = {"run_sets": [str(d) for d in dirs], "models": agg.models,
+                "model_labels": model_labels(agg.models, agg.baselines),
                 "tags": tags, "benchmarks": agg.benchmarks, "prompts": agg.prompts, "runs": merged.runs,
                 "judges": agg.judge_for, "n_resamples": opts.n_resamples, "seed": opts.seed,
                 "min_category_items": opts.min_category_items,

@@ -158,7 +158,8 @@ def category_spread(agg: Aggregate, bench: str, axis: str, prompt: str, tags: di
                 ax.scatter([i], [v], color=GROUP_COLORS[tags.get(m)], s=18, zorder=3)
         ax.set_xticks(range(len(kept)), [f"{v}\n(n={len(cats[v])})" for v in kept], rotation=0, fontsize=8)
     else:
-        ax.text(0.5, 0.5, f"no category has {min_items} or more items", ha="center", va="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, f"no category has {min_items} or more items", ha="center", va="center",
+                transform=ax.transAxes)
         ax.set_xticks([])
     ax.set_ylabel(Y_LABEL)
     ax.set_ylim(0, 100)

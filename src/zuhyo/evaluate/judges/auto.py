@@ -2,10 +2,10 @@
 
 | benchmark family | without a model spec | with ``auto:<spec>`` |
 |---|---|---|
-| HakushoBench, JGraphQA, sample-ja, other Japanese | ``rules`` | ``cascade:<spec>`` (rules, then the HakushoBench LLM judge) |
+| HakushoBench, JGraphQA, sample-ja, other Japanese | ``rules`` | ``cascade:<spec>`` (rules, then the LLM judge) |
 | ChartQA | ``metric:chartqa_relaxed`` | same (the official metric needs no LLM) |
 | ChartQAPro | ``metric:chartqapro`` | same |
-| AstroChart, sample-astro | ``astrochart`` (open items unscored) | ``astrochart:<spec>`` (key-point score for open items) |
+| AstroChart, sample-astro | ``astrochart`` (open items unscored) | ``astrochart:<spec>`` (key points, open items) |
 | CharXiv | ``rules`` | ``charxiv:<spec>`` (CharXiv's GPT grading prompts) |
 | anything else | ``rules`` | ``cascade:<spec>`` |
 
