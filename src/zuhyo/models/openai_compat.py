@@ -11,10 +11,17 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
-from zuhyo.models.base import (MODEL_BACKENDS, BackendOptions, ChatRequest, ModelReply, PermanentModelError,
-                               TransientModelError)
+from zuhyo.models.base import (
+    MODEL_BACKENDS,
+    BackendOptions,
+    ChatRequest,
+    ModelReply,
+    PermanentModelError,
+    TransientModelError,
+)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529}
@@ -135,7 +142,7 @@ class OpenAICompatBackend:
                 raw = await resp.read()
                 status = resp.status
                 retry_after = _retry_after(resp.headers.get("Retry-After"))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise TransientModelError(f"timeout after {self._timeout_s:g}s from {ep.url}") from None
         except aiohttp.ClientError as e:
             raise TransientModelError(f"connection error to {ep.url}: {type(e).__name__}: {e}") from None
@@ -188,14 +195,14 @@ def _retry_after(value: str | None) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
+        from datetime import datetime
         from email.utils import parsedate_to_datetime
-        from datetime import datetime, timezone
 
         try:
             when = parsedate_to_datetime(value)
         except (TypeError, ValueError):
             return None
-        return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+        return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 @MODEL_BACKENDS.register("openai", "OpenAI-compatible chat endpoint: openai:<model>@<base_url> (vLLM, SGLang, "
