@@ -19,7 +19,7 @@ from pathlib import Path
 
 from zuhyo.errors import ImageError, ModelError
 from zuhyo.evaluate.config import EvalConfig, RetryPolicy, request_fingerprint
-from zuhyo.evaluate.prompting import extract_final_answer, render_prompt
+from zuhyo.evaluate.prompting import RenderedPrompt, extract_final_answer, render_prompt
 from zuhyo.evaluate.records import PredictionRecord
 from zuhyo.evaluate.store import AppendLog, RunStore
 from zuhyo.models.base import (
@@ -75,6 +75,7 @@ class _SampleAssets:
 
     future: asyncio.Future[tuple[PreparedImage | None, str | None]] | None = None
     refs: int = 0
+    requests: dict[str, tuple[RenderedPrompt, ChatRequest]] = field(default_factory=dict)
 
 
 def backoff_delay(attempt: int, policy: RetryPolicy, retry_after: float | None) -> float:
@@ -216,16 +217,15 @@ class InferenceRunner:
         except (ImageError, OSError) as e:
             return PredictionRecord(**base, status="error", outcome="image", error=str(e), attempts=0,
                                     created=time.time())
-        rendered = render_prompt(job.sample, job.prompt, ocr_text=ocr)
-        request = ChatRequest(prompt=rendered.text, image=image, context=tuple(job.sample.context),
-                              config=self.config.generation, ocr_text=ocr)
+        rendered, request = self._request_for(job, image, ocr)
         policy = self.config.retry
         attempt = 0
         while True:
             attempt += 1
             t = time.perf_counter()
             try:
-                reply = await asyncio.wait_for(job.backend.generate(request), self.config.timeout_s)
+                async with asyncio.timeout(self.config.timeout_s):  # no extra task per request, unlike wait_for
+                    reply = await job.backend.generate(request)
             except (TimeoutError, TransientModelError) as e:
                 msg = str(e) if isinstance(e, TransientModelError) else f"timeout after {self.config.timeout_s:g}s"
                 if attempt > policy.max_retries:
@@ -239,6 +239,19 @@ class InferenceRunner:
                 return PredictionRecord(**base, status="error", outcome="rejected", error=str(e), attempts=attempt,
                                         prompt_version=rendered.version, created=time.time())
             return _ok_record(base, reply, job.prompt, attempt, time.perf_counter() - t, rendered.version)
+
+    def _request_for(self, job: _Job, image: PreparedImage | None,
+                     ocr: str | None) -> tuple[RenderedPrompt, ChatRequest]:
+        """One request object per (sample, backend, prompt), shared by all runs: a backend may then reuse the
+        body it encoded for the first run (the runs differ only in when they are sent)."""
+        entry = self._assets[self._asset_key(job)]
+        cached = entry.requests.get(job.prompt)
+        if cached is None:
+            rendered = render_prompt(job.sample, job.prompt, ocr_text=ocr)
+            request = ChatRequest(prompt=rendered.text, image=image, context=tuple(job.sample.context),
+                                  config=self.config.generation, ocr_text=ocr)
+            cached = entry.requests[job.prompt] = (rendered, request)
+        return cached
 
     async def _asset_entry_for(self, job: _Job) -> tuple[PreparedImage | None, str | None]:
         entry = self._assets[self._asset_key(job)]

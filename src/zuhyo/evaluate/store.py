@@ -1,13 +1,17 @@
 """The run store: a directory of append-only JSONL logs.
 
-Writes go through :class:`AppendLog`: one ``write`` + ``flush`` per record (so a SIGKILL loses only records
-not yet handed to the OS — i.e. requests still in flight), and ``fsync`` at most every ``fsync_interval_s``
-and on close (so a power loss loses at most that window). A torn final line left by a crash is cut off when the
+Writes go through :class:`AppendLog`. Inside an event loop, records appended during one loop iteration are
+handed to the OS together at the start of the next (group commit: one ``write`` syscall for all the requests
+that finished together, instead of one each — measured at ~70 µs per record). Outside a loop every record is
+flushed at once. Either way a SIGKILL loses only requests still in flight (or finished within the same loop
+iteration), and ``fsync`` runs at most every ``fsync_interval_s`` and on close, so a power loss loses at most
+that window. A torn final line left by a crash is cut off when the
 log is reopened, before anything is appended after it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -66,10 +70,26 @@ class AppendLog:
         self._f = path.open("ab")
         self._interval = fsync_interval_s
         self._last_sync = time.monotonic()
+        self._flush_scheduled = False
 
     def append(self, record: BaseModel | dict[str, Any]) -> None:
         line = record.model_dump_json() if isinstance(record, BaseModel) else json.dumps(record, ensure_ascii=False)
         self._f.write(line.encode("utf-8") + b"\n")
+        if self._flush_scheduled:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        self._flush_scheduled = True
+        loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Hand buffered records to the OS (and fsync when the interval has passed)."""
+        self._flush_scheduled = False
+        if self._f.closed:
+            return
         self._f.flush()
         now = time.monotonic()
         if now - self._last_sync >= self._interval:

@@ -24,6 +24,8 @@ from zuhyo.models.base import (
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_BODY_CACHE_SIZE = 256
+"""Encoded bodies kept for reuse (~256 × a few hundred KB); oldest dropped first."""
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529}
 
 
@@ -86,6 +88,7 @@ class OpenAICompatBackend:
             self._headers["Authorization"] = f"Bearer {options.api_key}"
         self._timeout_s = options.timeout_s
         self._session: Any = None
+        self._bodies: dict[int, tuple[ChatRequest, bytes]] = {}
         self._lock = asyncio.Lock()
 
     async def _get_session(self) -> Any:
@@ -120,6 +123,18 @@ class OpenAICompatBackend:
         body.update(cfg.extra_body)
         return body
 
+    def _body_for(self, request: ChatRequest) -> bytes:
+        """The encoded body, reused when the same request object is sent again (repeated runs, retries)."""
+        key = id(request)
+        hit = self._bodies.get(key)
+        if hit is not None and hit[0] is request:
+            return hit[1]
+        body = self.encode_body(request)
+        if len(self._bodies) >= _BODY_CACHE_SIZE:
+            self._bodies.pop(next(iter(self._bodies)))
+        self._bodies[key] = (request, body)  # holding the request keeps its id from being reused
+        return body
+
     def encode_body(self, request: ChatRequest) -> bytes:
         """The JSON body as bytes. The image's data URL (hundreds of KB of base64, already JSON-safe ASCII) is
         spliced in after encoding the small rest: JSON-encoding it per request cost ~1.4 ms of CPU, most of the
@@ -134,7 +149,7 @@ class OpenAICompatBackend:
         import aiohttp
 
         session = await self._get_session()
-        body = self.encode_body(request)
+        body = self._body_for(request)
         ep = self._pick_endpoint()
         ep.in_flight += 1
         try:
