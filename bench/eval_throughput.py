@@ -114,25 +114,34 @@ def run_zuhyo(jsonl: Path, url: str, out: Path, runs: int, concurrency: int) -> 
     return run_eval(config)
 
 
-def run_inspect(jsonl: Path, url: str, n_requests: int, concurrency: int, logdir: Path) -> tuple[float, float]:
-    """inspect_ai's OpenAI-compatible provider on the same samples; returns (wall s, cpu s)."""
+def run_inspect(jsonl: Path, url: str, n_samples: int, epochs: int, concurrency: int,
+                logdir: Path) -> tuple[float, float]:
+    """inspect_ai's OpenAI provider pointed at the same server, same samples; ``epochs`` repeats each sample
+    (2 prompts × runs requests per sample in zuhyo). Returns (wall s, cpu s)."""
     from inspect_ai import Task
     from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample as ISample
     from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
     from inspect_ai.solver import generate
 
-    rows = [json.loads(line) for line in jsonl.read_text().splitlines()][:n_requests]
+    rows = [json.loads(line) for line in jsonl.read_text().splitlines()][:n_samples]
     samples = [ISample(id=r["id"], target=r["answers"][0], input=[ChatMessageUser(content=[
         ContentImage(image=str(jsonl.parent / r["image"]["path"])), ContentText(text=r["question"])])])
         for r in rows]
-    os.environ["OPENAI_API_KEY"] = "unused"
-    os.environ["OPENAI_BASE_URL"] = url
+    # inspect's generic OpenAI-compatible provider (chat completions): openai-api/<service>/<model>.
+    os.environ["ZUHYOBENCH_API_KEY"] = "unused"
+    os.environ["ZUHYOBENCH_BASE_URL"] = url
     task = Task(dataset=samples, solver=generate())
     c0, t0 = cpu_s(), time.perf_counter()
-    inspect_eval(task, model="openai/fake", max_connections=concurrency, log_dir=str(logdir), display="none",
-                 temperature=0.0, max_tokens=8192)
-    return time.perf_counter() - t0, cpu_s() - c0
+    logs = inspect_eval(task, model="openai-api/zuhyobench/fake", max_connections=concurrency,
+                        log_dir=str(logdir), display="none", temperature=0.0, max_tokens=8192, epochs=epochs)
+    wall, cpu = time.perf_counter() - t0, cpu_s() - c0
+    # Guard against measuring failures: every sample must have a completion from the server.
+    log = logs[0]
+    if log.status != "success" or log.results is None or log.results.completed_samples != len(samples) * epochs:
+        message = log.error.message if log.error else "incomplete"
+        raise SystemExit(f"inspect_ai run did not complete: status={log.status}: {message}")
+    return wall, cpu
 
 
 def main() -> None:
@@ -142,7 +151,9 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=3, help="repetitions of bare and zuhyo (medians reported)")
     ap.add_argument("--peer", choices=["none", "inspect"], default="none")
-    ap.add_argument("--peer-requests", type=int, default=1000)
+    ap.add_argument("--peer-requests", type=int, default=1000, help="requests for the peer (1 epoch)")
+    ap.add_argument("--peer-full", action="store_true",
+                    help="give the peer the full workload (all samples, 2 × runs epochs)")
     args = ap.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="zuhyo-bench-"))
@@ -185,8 +196,10 @@ def main() -> None:
         }
         result["zuhyo_vs_bare"] = result["zuhyo"]["req_per_s"] / result["bare"]["req_per_s"]
         if args.peer == "inspect":
-            n = min(args.peer_requests, args.samples)
-            wall, cpu = run_inspect(jsonl, url, n, args.concurrency, work / "inspect-logs")
+            epochs = 2 * args.runs if args.peer_full else 1
+            n_samples = args.samples if args.peer_full else min(args.peer_requests, args.samples)
+            n = n_samples * epochs
+            wall, cpu = run_inspect(jsonl, url, n_samples, epochs, args.concurrency, work / "inspect-logs")
             result["inspect_ai"] = {"requests": n, "req_per_s": n / wall, "cpu_ms_per_req": 1000 * cpu / n}
             result["zuhyo_vs_inspect_ai"] = result["zuhyo"]["req_per_s"] / result["inspect_ai"]["req_per_s"]
         for name in ("bare", "zuhyo", "inspect_ai"):
