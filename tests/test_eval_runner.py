@@ -283,3 +283,37 @@ def test_empty_refusal_and_missing_image_outcomes(tmp_path, fake_server):
     assert e["n_scored"] == 3 and e["mean"] == pytest.approx(1 / 3)
     msgs = " ".join(summary["inference"]["error_examples"])
     assert "noimg" in msgs and "gone.png" in msgs and "corrupt" in msgs
+
+
+def _different_numbers(reference: str) -> str:
+    """The reference with every digit run changed (a wrong answer in the same notation)."""
+    import re
+
+    def change(m: re.Match[str]) -> str:
+        value = int(m.group().replace(",", "")) * 2 + 7  # far outside any approximation tolerance
+        return f"{value:,}" if "," in m.group() else str(value)
+
+    return re.sub(r"\d[\d,]*", change, reference)
+
+
+def test_sample_ja_with_rules_judge_gives_expected_accuracy(tmp_path, fake_server):
+    """The issue's done-when: sample-ja, an OpenAI-compatible server, 3 runs, the rules judge."""
+    samples = load_benchmark("sample-ja").samples
+    key, right = {}, 0
+    for i, s in enumerate(samples):
+        # Correct answers are given in another notation where the benchmark lists one (e.g. 平成7年 for 1995年).
+        if i % 3 == 2:
+            key[s.question] = _different_numbers(s.answer)
+        else:
+            key[s.question] = s.answers[-1]
+            right += 1
+    server = fake_server(answers=key)
+    summary = run_cli_json("eval", "--bench", "sample-ja", "--model", f"openai:fake@{server.base_url}",
+                           "--runs", "3", "--prompt", "both", "--judge", "rules", "--out", str(tmp_path / "run"),
+                           "--quiet")
+    for e in summary["entries"]:
+        assert e["judge"] == "rules" and e["n_errors"] == 0
+        assert e["n_scored"] + e["n_unscored"] == len(samples) * 3
+        assert e["n_unscored"] == 0, e["decided_by"]
+        assert e["mean"] == pytest.approx(right / len(samples), abs=1e-6)
+        assert e["by_category"]["image_type"] and e["by_category"]["flag"]
