@@ -6,7 +6,8 @@ light modules; anything heavy (torch, transformers, rapidocr) is imported inside
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import importlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -67,3 +68,9 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         return sorted(self._entries)
+
+
+def import_modules(package: str, names: Iterable[str]) -> None:
+    """Import ``<package>.<name>`` for each name so their registrations run (idempotent; modules stay light)."""
+    for name in names:
+        importlib.import_module(f"{package}.{name}")

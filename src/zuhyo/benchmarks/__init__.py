@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 from zuhyo.benchmarks.base import BENCHMARKS, BenchmarkSource, LoadResult, load_benchmark
+from zuhyo.registry import import_modules
 
 _ADAPTER_MODULES = ("local", "bundled", "chartqa", "chartqapro", "charxiv", "hakusho", "astrochart")
 
 
 def ensure_registered() -> None:
     """Import the adapter modules so they register themselves (idempotent)."""
-    import importlib
-
-    for mod in _ADAPTER_MODULES:
-        try:
-            importlib.import_module(f"zuhyo.benchmarks.{mod}")
-        except ModuleNotFoundError as e:
-            if e.name != f"zuhyo.benchmarks.{mod}":
-                raise
+    import_modules(__name__, _ADAPTER_MODULES)
 
 
 __all__ = ["BENCHMARKS", "BenchmarkSource", "LoadResult", "ensure_registered", "load_benchmark"]

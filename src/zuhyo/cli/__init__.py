@@ -19,11 +19,7 @@ app = typer.Typer(
 # Each module adds its commands to `app`; all are light to import (heavy work is imported inside commands).
 _COMMAND_MODULES = ("listing", "bench", "images", "evaluation", "reporting", "judging", "analysis", "demo")
 for _mod in _COMMAND_MODULES:
-    try:
-        importlib.import_module(f"zuhyo.cli.{_mod}").register(app)
-    except ModuleNotFoundError as _e:
-        if _e.name != f"zuhyo.cli.{_mod}":
-            raise
+    importlib.import_module(f"zuhyo.cli.{_mod}").register(app)
 
 
 def main() -> None:

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 from zuhyo.evaluate.metrics.base import METRICS, MetricFn
+from zuhyo.registry import import_modules
 
 _METRIC_MODULES = ("relaxed", "chartqapro", "astro", "text_overlap")
 
 
 def ensure_registered() -> None:
-    import importlib
-
-    for mod in _METRIC_MODULES:
-        try:
-            importlib.import_module(f"zuhyo.evaluate.metrics.{mod}")
-        except ModuleNotFoundError as e:
-            if e.name != f"zuhyo.evaluate.metrics.{mod}":
-                raise
+    """Import the modules that register themselves (idempotent)."""
+    import_modules(__name__, _METRIC_MODULES)
 
 
 __all__ = ["METRICS", "MetricFn", "ensure_registered"]
