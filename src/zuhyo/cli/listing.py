@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from zuhyo.cli._common import JsonOpt, console, emit_json
+from zuhyo.registry import Registry
 
 
 def registries() -> dict[str, list[tuple[str, str]]]:
@@ -21,8 +24,8 @@ def registries() -> dict[str, list[tuple[str, str]]]:
 
     for ensure in (benchmarks_registered, models_registered, judges_registered, metrics_registered):
         ensure()
-    regs = {"benchmarks": BENCHMARKS, "model backends": MODEL_BACKENDS, "judges": JUDGES, "metrics": METRICS,
-            "embedders": EMBEDDERS}
+    regs: dict[str, Registry[Any]] = {"benchmarks": BENCHMARKS, "model backends": MODEL_BACKENDS, "judges": JUDGES,
+                                      "metrics": METRICS, "embedders": EMBEDDERS}
     return {kind: [(e.name, e.description) for e in reg] for kind, reg in regs.items()}
 
 

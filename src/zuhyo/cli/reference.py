@@ -6,24 +6,34 @@ drift apart, and checks every documented option appears in the command's real ``
 
 from __future__ import annotations
 
-import click
+from typing import TYPE_CHECKING
+
 import typer
 
+if TYPE_CHECKING:
+    # Recent typer vendors its own click (typer._click) and get_command returns those classes; the separate click
+    # package is no longer a typer dependency, so the types are only named for the checker, never imported.
+    from typer._click import Command, Parameter
 
-def _is_group(cmd: object) -> bool:
-    # typer's groups are not always click.Group subclasses; they all have `commands`.
-    return isinstance(getattr(cmd, "commands", None), dict)
+
+def _subcommands(cmd: Command) -> dict[str, Command] | None:
+    """A group's subcommands by name; None for a leaf command."""
+    # typer's groups are not always click Group subclasses (TyperGroup derives from Command); they all have
+    # `commands`.
+    commands = getattr(cmd, "commands", None)
+    return commands if isinstance(commands, dict) else None
 
 
-def _walk(cmd: click.Command, path: list[str]) -> list[tuple[list[str], click.Command]]:
+def _walk(cmd: Command, path: list[str]) -> list[tuple[list[str], Command]]:
     out = [(path, cmd)]
-    if _is_group(cmd):
-        for name in sorted(cmd.commands):
-            out += _walk(cmd.commands[name], [*path, name])
+    subs = _subcommands(cmd)
+    if subs is not None:
+        for name in sorted(subs):
+            out += _walk(subs[name], [*path, name])
     return out
 
 
-def _param_row(p: click.Parameter) -> str:
+def _param_row(p: Parameter) -> str:
     if p.param_type_name == "argument":
         name = f"`{(p.name or '').upper()}`"
         kind = "argument" + (" (required)" if p.required else "")
@@ -42,7 +52,7 @@ def _param_row(p: click.Parameter) -> str:
     return f"| {name} | {kind} | {show_default} | {helptext} |"
 
 
-def command_paths(app: typer.Typer) -> list[tuple[list[str], click.Command]]:
+def command_paths(app: typer.Typer) -> list[tuple[list[str], Command]]:
     return _walk(typer.main.get_command(app), ["zuhyo"])
 
 
@@ -60,9 +70,9 @@ def render_cli_reference(app: typer.Typer) -> str:
         if doc:
             lines += [doc.split("\n\n")[0].replace("\n", " "), ""]
         params = [p for p in cmd.params if p.name != "help" and not getattr(p, "hidden", False)]
-        if _is_group(cmd):
-            subs = ", ".join(f"`{n}`" for n in sorted(cmd.commands))
-            lines += [f"Subcommands: {subs}", ""]
+        subs = _subcommands(cmd)
+        if subs is not None:
+            lines += [f"Subcommands: {', '.join(f'`{n}`' for n in sorted(subs))}", ""]
         if params:
             lines += ["| parameter | kind | default | help |", "|---|---|---|---|"]
             lines += [_param_row(p) for p in params]

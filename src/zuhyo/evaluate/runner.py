@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from zuhyo.errors import ImageError, ModelError
 from zuhyo.evaluate.config import EvalConfig, RetryPolicy, request_fingerprint
@@ -34,6 +35,17 @@ from zuhyo.schema import Sample
 
 ProgressFn = Callable[[int, bool], None]
 """Called with (items finished, ok?) as requests complete."""
+
+
+class _RecordKeyFields(TypedDict):
+    """The fields every PredictionRecord of one job shares, whatever the outcome of its requests."""
+
+    benchmark: str
+    sample_id: str
+    model: str
+    prompt: str
+    run_index: int
+    fingerprint: str
 
 
 @dataclass
@@ -210,8 +222,8 @@ class InferenceRunner:
                 self.progress(1, ok)
 
     async def _run_job(self, job: _Job) -> PredictionRecord:
-        base = dict(benchmark=job.bench.name, sample_id=job.sample.id, model=job.backend.spec, prompt=job.prompt,
-                    run_index=job.run_index, fingerprint=job.fingerprint)
+        base = _RecordKeyFields(benchmark=job.bench.name, sample_id=job.sample.id, model=job.backend.spec,
+                                prompt=job.prompt, run_index=job.run_index, fingerprint=job.fingerprint)
         try:
             image, ocr = await self._asset_entry_for(job)
         except (ImageError, OSError) as e:
@@ -259,7 +271,7 @@ class InferenceRunner:
         return await asyncio.shield(entry.future)
 
 
-def _ok_record(base: dict, reply: ModelReply, prompt: str, attempts: int, latency: float,
+def _ok_record(base: _RecordKeyFields, reply: ModelReply, prompt: str, attempts: int, latency: float,
                version: str) -> PredictionRecord:
     text = reply.text or ""
     if reply.finish_reason == "refusal" or reply.finish_reason == "content_filter":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from zuhyo.evaluate.records import JudgmentRecord, PredictionRecord
@@ -66,14 +66,16 @@ def build_summary(predictions: Iterable[PredictionRecord], judgments: Iterable[J
     pred_groups: dict[tuple[str, str, str], list[PredictionRecord]] = defaultdict(list)
     for p in preds.values():
         pred_groups[(p.model, p.benchmark, p.prompt)].append(p)
-    n_samples = defaultdict(int)
+    n_samples: dict[str, int] = defaultdict(int)
     for bench, _sid in samples:
         n_samples[bench] += 1
 
     entries = []
     judges_seen = sorted({j for (_, _, _, j) in groups})
+    # Without any judgment, one judge-less entry per (model, benchmark, prompt) still reports the predictions.
+    judge_choices: Sequence[str | None] = judges_seen or [None]
     for (model, bench, prompt), plist in sorted(pred_groups.items()):
-        for judge in judges_seen or [None]:
+        for judge in judge_choices:
             jl = groups.get((model, bench, prompt, judge), []) if judge else []
             entries.append(_entry(model, bench, prompt, judge, plist, jl, samples, runs, n_samples[bench],
                                   baselines or set()))
@@ -89,13 +91,13 @@ def _entry(model: str, bench: str, prompt: str, judge: str | None, plist: list[P
     per_run_scores: dict[int, list[float]] = defaultdict(list)
     per_run_cat: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     metric_vals: dict[str, list[float]] = defaultdict(list)
-    unscored = defaultdict(int)
+    unscored: dict[int, int] = defaultdict(int)
     decided_by: dict[str, int] = defaultdict(int)
     for j in jlist:
         if j.decided_by:
             decided_by[j.decided_by] += 1
-        for name, v in j.metrics.items():
-            metric_vals[name].append(v)
+        for name, metric_value in j.metrics.items():
+            metric_vals[name].append(metric_value)
         if j.verdict in ("undecided", "unscored") or j.score is None:
             unscored[j.run_index] += 1
             continue
@@ -105,7 +107,7 @@ def _entry(model: str, bench: str, prompt: str, judge: str | None, plist: list[P
             for axis, values in sample_categories(sample).items():
                 for v in values:
                     per_run_cat[(axis, v)][j.run_index].append(j.score)
-    errors = defaultdict(int)
+    errors: dict[int, int] = defaultdict(int)
     outcomes: dict[str, int] = defaultdict(int)
     for p in plist:
         outcomes[p.outcome or ("answered" if p.status == "ok" else "error")] += 1

@@ -41,8 +41,9 @@ def prepare_image(data: bytes, *, max_pixels: int | None = None, label: str = "i
         _check_decodes(data, label)
         return _prepared(data, mime, w, h, sha)
     try:
-        with Image.open(io.BytesIO(data)) as img:
-            img.load()
+        with Image.open(io.BytesIO(data)) as opened:
+            opened.load()
+            img: Image.Image = opened  # rebound below to resized/converted copies (plain Images, not ImageFiles)
             if not within and max_pixels is not None:
                 scale = math.sqrt(max_pixels / (w * h))
                 size = (max(1, int(w * scale)), max(1, int(h * scale)))

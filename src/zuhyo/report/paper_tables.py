@@ -165,9 +165,9 @@ def domaincqa_table(agg: Aggregate, bench: str, prompt: str, tags: dict[str, str
 def metrics_table(agg: Aggregate, bench: str, tags: dict[str, str]) -> Table | None:
     """Accuracy and every judgment metric present (ROUGE-L, BLEU-4, L3Score, ...), per prompt."""
     names: set[str] = set()
-    for key, rec in agg.cells.items():
+    for key, cell_records in agg.cells.items():
         if key.benchmark == bench:
-            names |= {n for n, runs in rec.metrics.items() if any(runs.values())}
+            names |= {n for n, runs in cell_records.metrics.items() if any(runs.values())}
     if not names:
         return None
     known = [n for n in METRIC_LABELS if n in names]

@@ -154,8 +154,8 @@ def category_spread(agg: Aggregate, bench: str, axis: str, prompt: str, tags: di
         ax.boxplot([[v for _, v in pts] or [float("nan")] for pts in data], positions=range(len(kept)),
                    showfliers=False)
         for i, pts in enumerate(data):
-            for m, v in pts:
-                ax.scatter([i], [v], color=GROUP_COLORS[tags.get(m)], s=18, zorder=3)
+            for m, score in pts:
+                ax.scatter([i], [score], color=GROUP_COLORS[tags.get(m)], s=18, zorder=3)
         ax.set_xticks(range(len(kept)), [f"{v}\n(n={len(cats[v])})" for v in kept], rotation=0, fontsize=8)
     else:
         ax.text(0.5, 0.5, f"no category has {min_items} or more items", ha="center", va="center",

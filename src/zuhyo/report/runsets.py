@@ -120,34 +120,36 @@ def merge_runsets(runsets: list[RunSet], *, strict: bool = False, max_listed: in
     conflicts: list[str] = []
     for rs in runsets:
         merged.problems += rs.problems
-        for key, s in rs.samples.items():
-            prev = merged.samples.get(key)
-            if prev is None:
-                merged.samples[key] = s
-            elif not _same_sample(prev, s):
-                merged.problems.append(Problem("sample_conflict", f"{key[0]}/{key[1]}: the sample differs between "
-                                               f"run sets (question or references changed); using the first"))
+        for sample_key, s in rs.samples.items():
+            prev_sample = merged.samples.get(sample_key)
+            if prev_sample is None:
+                merged.samples[sample_key] = s
+            elif not _same_sample(prev_sample, s):
+                merged.problems.append(Problem("sample_conflict", f"{sample_key[0]}/{sample_key[1]}: the sample "
+                                               "differs between run sets (question or references changed); using "
+                                               "the first"))
         for bench, base in rs.base_dirs.items():
             merged.base_dirs.setdefault(bench, base)
-        for key, p in rs.predictions.items():
-            prev = merged.predictions.get(key)
-            if prev is None or (prev.status != "ok" and p.status == "ok"):
+        for pred_key, p in rs.predictions.items():
+            prev_pred = merged.predictions.get(pred_key)
+            if prev_pred is None or (prev_pred.status != "ok" and p.status == "ok"):
                 # An answer beats an error for the same key, as in RunStore.latest_predictions.
-                merged.predictions[key] = p
-                merged.origin[key] = rs.root
-            elif not _same_prediction(prev, p):
-                conflicts.append(f"prediction {_fmt_key(key)}: {merged.origin[key]} and {rs.root} hold different "
-                                 "responses")
+                merged.predictions[pred_key] = p
+                merged.origin[pred_key] = rs.root
+            elif not _same_prediction(prev_pred, p):
+                conflicts.append(f"prediction {_fmt_key(pred_key)}: {merged.origin[pred_key]} and {rs.root} hold "
+                                 "different responses")
     for rs in runsets:
-        for key, j in rs.judgments.items():
-            pred = merged.predictions.get(key[:5])  # type: ignore[index]
+        for judg_key, j in rs.judgments.items():
+            pred = merged.predictions.get(judg_key[:5])
             if pred is None or pred.status != "ok" or j.response_sha != sha256_text(pred.response or ""):
                 continue  # a judgment of a response that is not the one kept does not describe it
-            prev = merged.judgments.get(key)
-            if prev is None:
-                merged.judgments[key] = j
-            elif not _same_judgment(prev, j):
-                conflicts.append(f"judgment {_fmt_key(key)}: run sets disagree ({prev.verdict} vs {j.verdict})")
+            prev_judg = merged.judgments.get(judg_key)
+            if prev_judg is None:
+                merged.judgments[judg_key] = j
+            elif not _same_judgment(prev_judg, j):
+                conflicts.append(f"judgment {_fmt_key(judg_key)}: run sets disagree ({prev_judg.verdict} vs "
+                                 f"{j.verdict})")
     merged.n_conflicts = len(conflicts)
     if conflicts and strict:
         raise ReportError(f"{len(conflicts)} conflicting duplicate record(s) across run sets, e.g. "
