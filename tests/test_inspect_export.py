@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli_json
+
 from zuhyo.benchmarks.base import BenchmarkSource, load_benchmark
 
 

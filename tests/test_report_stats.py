@@ -72,3 +72,15 @@ def test_compare_paired_uses_intersection_and_chooses_the_test():
     none = compare_paired("A", {"x": 1.0}, "B", {"y": 1.0})
     assert none.test == "none" and none.p_value is None and none.n_common == 0
     assert is_binary([0.0, 1.0, 1]) and not is_binary([0.0, 0.5])
+
+
+def test_bundled_cjk_font_is_used_when_none_is_installed(monkeypatch, tmp_path):
+    """A fresh machine without fonts-ipaexfont still gets Japanese glyphs (the packaged IPAex Gothic)."""
+    from matplotlib import font_manager
+
+    from zuhyo.report import fonts
+
+    monkeypatch.setattr(fonts, "IPAEX_GOTHIC", tmp_path / "absent.ttf")
+    monkeypatch.setattr(font_manager, "findSystemFonts", lambda *a, **k: [])
+    assert fonts.find_cjk_font() == fonts.BUNDLED_IPAEX_GOTHIC
+    assert fonts._covers(fonts.BUNDLED_IPAEX_GOTHIC)

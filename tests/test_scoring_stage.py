@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from conftest import run_cli_json
+
 from zuhyo.benchmarks.base import BenchmarkSource, load_benchmark
 
 

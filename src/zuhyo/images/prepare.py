@@ -49,9 +49,7 @@ def prepare_image(data: bytes, *, max_pixels: int | None = None, label: str = "i
                 size = (max(1, int(w * scale)), max(1, int(h * scale)))
                 img = img.resize(size, Image.Resampling.LANCZOS)
             out = io.BytesIO()
-            if img.mode in ("RGBA", "LA", "P", "1", "L"):
-                if img.mode not in ("RGBA", "LA", "L", "1", "P"):
-                    img = img.convert("RGBA")
+            if img.mode in ("RGBA", "LA", "P", "1", "L"):  # alpha, palette or grey: PNG keeps them exactly
                 img.save(out, format="PNG", optimize=False)
                 mime = "image/png"
             else:

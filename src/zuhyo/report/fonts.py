@@ -1,6 +1,8 @@
 """A CJK font for matplotlib, so Japanese labels render (DejaVu Sans, the default, has no kanji or kana).
 
-IPAex Gothic from Debian's ``fonts-ipaexfont`` is preferred; other common CJK fonts are accepted. The font file is
+IPAex Gothic from Debian's ``fonts-ipaexfont`` is preferred; other common CJK fonts are accepted; without any, the
+copy of IPAex Gothic shipped in this package (``report/font_files/``, IPA Font License v1.0, licence text beside it) is
+used, so reports render Japanese on a fresh machine too. The font file is
 registered with ``matplotlib.font_manager`` (no font cache rebuild, no japanize-matplotlib, which breaks on
 Python ≥ 3.12). No usable font is an error with the fix in its message — never tofu boxes in a paper figure.
 """
@@ -12,6 +14,8 @@ from pathlib import Path
 from zuhyo.report.runsets import ReportError
 
 IPAEX_GOTHIC = Path("/usr/share/fonts/opentype/ipaexfont-gothic/ipaexg.ttf")
+BUNDLED_IPAEX_GOTHIC = Path(__file__).with_name("font_files") / "ipaexg.ttf"
+"""IPAex Gothic 00401, unmodified, redistributed under the IPA Font License v1.0 (see IPAexGothic-LICENSE.txt)."""
 _CANDIDATE_STEMS = ("ipaexg", "ipag", "ipagp", "notosanscjk", "notosansjp", "notosanscjkjp", "sourcehansans",
                     "takaogothic", "vl-gothic", "vlgothic", "droidsansfallback")
 PROBE = "正答率図表あア"
@@ -45,6 +49,8 @@ def find_cjk_font(explicit: Path | None = None) -> Path:
         key = p.stem.lower().replace("_", "").replace(" ", "")
         if any(key.startswith(s.replace("-", "")) for s in _CANDIDATE_STEMS) and _covers(p):
             return p
+    if BUNDLED_IPAEX_GOTHIC.is_file() and _covers(BUNDLED_IPAEX_GOTHIC):
+        return BUNDLED_IPAEX_GOTHIC
     raise ReportError("no CJK font found for the plots' Japanese labels: install IPAex Gothic "
                       f"(`apt-get install fonts-ipaexfont`, expected at {IPAEX_GOTHIC}) or pass --font PATH.ttf")
 
