@@ -7,24 +7,8 @@ import pytest
 from zuhyo.evaluate.judges import build_judge
 from zuhyo.evaluate.judges.astrochart import AstroChartJudge, parse_keypoint_reply
 from zuhyo.evaluate.judges.base import JudgeInput
-from zuhyo.models.base import ChatRequest, ModelReply
 from zuhyo.schema import AstroMeta, Sample
-
-
-class ScriptedBackend:
-    def __init__(self, *replies: str) -> None:
-        self.spec = "fake:astro"
-        self.max_image_pixels = None
-        self.is_baseline = False
-        self.replies = list(replies)
-        self.requests: list[ChatRequest] = []
-
-    async def generate(self, request: ChatRequest) -> ModelReply:
-        self.requests.append(request)
-        return ModelReply(text=self.replies.pop(0))
-
-    async def aclose(self) -> None:
-        return None
+from zuhyo.testing.scripted import ScriptedBackend
 
 
 def _sample(answer: str, **astro: object) -> Sample:

@@ -17,8 +17,8 @@ from zuhyo.evaluate.judges.charxiv import (
     reasoning_grading_prompt,
     rubric_name,
 )
-from zuhyo.models.base import ChatRequest, ModelReply
 from zuhyo.schema import CharXivMeta, Sample
+from zuhyo.testing.scripted import ScriptedBackend
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # upstream constants.py escapes
 CHARXIV = Path(__file__).resolve().parents[2] / "shared" / "data" / "charxiv"
@@ -49,21 +49,6 @@ def official() -> dict[str, ModuleType]:
             sys.modules["constants"] = saved
     return mods
 
-
-class ScriptedBackend:
-    def __init__(self, *replies: str) -> None:
-        self.spec = "fake:grader"
-        self.max_image_pixels = None
-        self.is_baseline = False
-        self.replies = list(replies)
-        self.requests: list[ChatRequest] = []
-
-    async def generate(self, request: ChatRequest) -> ModelReply:
-        self.requests.append(request)
-        return ModelReply(text=self.replies.pop(0))
-
-    async def aclose(self) -> None:
-        return None
 
 
 def test_descriptive_prompt_matches_official_builder_for_every_template(official: dict[str, ModuleType]) -> None:

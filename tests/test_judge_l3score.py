@@ -8,23 +8,13 @@ import pytest
 
 from zuhyo.evaluate.judges.base import JudgeInput
 from zuhyo.evaluate.judges.l3score import L3ScoreJudge, l3score_from_logprobs
-from zuhyo.models.base import ChatRequest, ModelReply
+from zuhyo.models.base import ModelReply
+from zuhyo.testing.scripted import ScriptedBackend
 
 
-class LogprobBackend:
-    def __init__(self, *tops: list[dict[str, float]] | None) -> None:
-        self.spec = "fake:l3"
-        self.max_image_pixels = None
-        self.is_baseline = False
-        self.tops = list(tops)
-        self.requests: list[ChatRequest] = []
-
-    async def generate(self, request: ChatRequest) -> ModelReply:
-        self.requests.append(request)
-        return ModelReply(text="Yes", top_logprobs=self.tops.pop(0))
-
-    async def aclose(self) -> None:
-        return None
+def LogprobBackend(*tops: list[dict[str, float]] | None) -> ScriptedBackend:  # noqa: N802 - stands for a backend
+    """A backend whose replies carry the given per-token top log-probabilities."""
+    return ScriptedBackend(*(ModelReply(text="Yes", top_logprobs=t) for t in tops))
 
 
 def test_softmax_over_yes_and_no() -> None:

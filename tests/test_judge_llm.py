@@ -8,31 +8,9 @@ from zuhyo.evaluate.judges import build_judge
 from zuhyo.evaluate.judges.base import JudgeInput
 from zuhyo.evaluate.judges.cascade import CascadeJudge
 from zuhyo.evaluate.judges.llm import LLMJudge, format_references, parse_judge_reply
-from zuhyo.models.base import ChatRequest, ModelBackend, ModelReply, TransientModelError
+from zuhyo.models.base import ModelBackend, TransientModelError
 from zuhyo.prompts import load_prompt
-
-
-class ScriptedBackend:
-    """Returns the scripted replies in turn and records the requests."""
-
-    def __init__(self, *replies: str | Exception, spec: str = "fake:judge") -> None:
-        self.spec = spec
-        self.max_image_pixels = None
-        self.is_baseline = False
-        self.replies = list(replies)
-        self.requests: list[ChatRequest] = []
-        self.closed = False
-
-    async def generate(self, request: ChatRequest) -> ModelReply:
-        self.requests.append(request)
-        reply = self.replies.pop(0)
-        if isinstance(reply, Exception):
-            raise reply
-        return ModelReply(text=reply)
-
-    async def aclose(self) -> None:
-        self.closed = True
-
+from zuhyo.testing.scripted import ScriptedBackend
 
 HLE_YES = """extracted_final_answer: 二羽
 
@@ -91,7 +69,7 @@ def test_prompt_is_versioned_and_lists_the_leniency_rules() -> None:
 
 
 async def test_llm_judge_sends_question_reference_full_reply_at_temperature_zero() -> None:
-    backend = ScriptedBackend(HLE_YES)
+    backend = ScriptedBackend(HLE_YES, spec="fake:judge")
     judge = LLMJudge(backend)
     item = JudgeInput(question="何羽か。", references=("2羽",), response="二羽", raw_response="考察…\nAnswer: 二羽")
     v = await judge.judge(item)
@@ -117,7 +95,7 @@ async def test_model_errors_propagate_so_the_scoring_stage_retries() -> None:
 
 
 async def test_cascade_asks_the_llm_only_when_rules_are_undecided() -> None:
-    backend = ScriptedBackend(HLE_YES)
+    backend = ScriptedBackend(HLE_YES, spec="fake:judge")
     cascade = CascadeJudge(LLMJudge(backend))
     decided = await cascade.judge(JudgeInput(question="何年か。", references=("令和5年",), response="2023年"))
     assert decided.verdict == "correct" and decided.decided_by == "rules"
