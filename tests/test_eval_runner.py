@@ -317,3 +317,21 @@ def test_sample_ja_with_rules_judge_gives_expected_accuracy(tmp_path, fake_serve
         assert e["n_unscored"] == 0, e["decided_by"]
         assert e["mean"] == pytest.approx(right / len(samples), abs=1e-6)
         assert e["by_category"]["image_type"] and e["by_category"]["flag"]
+
+
+def test_endpoints_are_load_balanced_and_several_models_run_together(tmp_path, shared_data, chartqa_samples,
+                                                                      fake_server):
+    key, expected = _answer_key(chartqa_samples)
+    a = fake_server(answers=key, latency_s=0.01)
+    b = fake_server(answers=key, latency_s=0.01)
+    other = fake_server(answers={s.question: s.answer for s in chartqa_samples})
+    summary = run_cli_json(
+        *_eval_args(shared_data, a.base_url, tmp_path / "run", "--endpoint", b.base_url, "--model",
+                    f"openai:other@{other.base_url}", "--runs", "1", "--prompt", "direct", "--concurrency", "8",
+                    "--judge", "metric:chartqa_relaxed"))
+    # Both replicas of the first model served a fair share of its 61 requests.
+    assert a.state.requests + b.state.requests == 61
+    assert min(a.state.requests, b.state.requests) >= 15
+    means = {e["model"]: e["mean"] for e in summary["entries"]}
+    assert means[f"openai:fake@{a.base_url}"] == pytest.approx(expected, abs=1e-6)
+    assert means[f"openai:other@{other.base_url}"] == pytest.approx(1.0)

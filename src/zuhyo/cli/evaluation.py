@@ -111,8 +111,9 @@ def register(app: typer.Typer) -> None:
         temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
         max_tokens: Annotated[int, typer.Option("--max-tokens")] = 8192,
         seed: Annotated[int | None, typer.Option("--seed")] = None,
-        endpoint: Annotated[list[str] | None, typer.Option("--endpoint", help="Extra base URL for the same "
-                                                           "openai model (repeatable; load-balanced).")] = None,
+        endpoint: Annotated[list[str] | None, typer.Option("--endpoint", help="Extra base URL for the first "
+                                                           "--model, an openai: model (repeatable; "
+                                                           "load-balanced).")] = None,
         api_key_env: Annotated[str, typer.Option("--api-key-env", help="Env var holding the API key.")
                                ] = "OPENAI_API_KEY",
         timeout: Annotated[float, typer.Option("--timeout", help="Per-request timeout, seconds.")] = 300.0,

@@ -6,7 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -75,9 +75,14 @@ async def _run_eval(config: EvalConfig, reporter: ProgressReporter | None) -> di
     store = RunStore(config.out)
     benches, load_errors = load_benchmarks(config.benchmarks, limit=config.limit, strict=config.strict)
     manifest = _merge_manifest(store, config)
-    options = BackendOptions(endpoints=config.endpoints, api_key=config.api_key, timeout_s=config.timeout_s,
+    options = BackendOptions(api_key=config.api_key, timeout_s=config.timeout_s,
                              max_image_pixels=config.max_image_pixels, extra=dict(config.model_options))
-    backends = [build_backend(spec, options) for spec in config.models]
+    if config.endpoints and not config.models[0].startswith("openai:"):
+        raise ZuhyoError(f"--endpoint adds replicas of the first --model, which must be openai:…; "
+                         f"got {config.models[0]!r}")
+    # Extra endpoints are replicas of the first model only; other models keep their own base URL.
+    backends = [build_backend(spec, replace(options, endpoints=config.endpoints) if i == 0 else options)
+                for i, spec in enumerate(config.models)]
     # Build the judge before inference so a bad judge spec fails in a second, not after the run.
     judge = build_judge(config.judge, JudgeOptions(api_key=config.api_key, timeout_s=config.timeout_s)) \
         if config.judge else None
