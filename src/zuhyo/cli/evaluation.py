@@ -22,6 +22,7 @@ from zuhyo.cli._common import (
     console,
     emit_json,
     fail,
+    make_source,
     parse_options,
 )
 
@@ -134,7 +135,6 @@ def register(app: typer.Typer) -> None:
         """Evaluate models on benchmarks: infer (resumable), judge, and write DIR/summary.json."""
         import json as _json
 
-        from zuhyo.benchmarks.base import BenchmarkSource
         from zuhyo.evaluate.config import BenchmarkSpec, EvalConfig, RetryPolicy
         from zuhyo.evaluate.prompting import PROMPT_STYLES
         from zuhyo.evaluate.session import run_eval
@@ -146,8 +146,7 @@ def register(app: typer.Typer) -> None:
                 fail(f"unknown --prompt {s!r}; choose from direct, cot, both, cot+ocr")
         if (path or hf) and len(bench) > 1:
             fail("--path/--hf apply to one benchmark; give one --bench with them")
-        source = BenchmarkSource(path=path, hf_id=hf, revision=revision, split=split, cache_dir=cache_dir,
-                                 options=parse_options(option))
+        source = make_source(path, hf, revision, split, cache_dir, option)
         extra: dict[str, Any] = {}
         for kv in extra_body or []:
             k, _, v = kv.partition("=")

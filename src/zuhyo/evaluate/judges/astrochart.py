@@ -20,10 +20,17 @@ from zuhyo.evaluate.judges.base import JUDGES, JudgeInput, JudgeOptions, Verdict
 from zuhyo.evaluate.judges.llm import RAW_REPLY_LIMIT, backend_for_judge, first_json_object
 from zuhyo.evaluate.judges.rules import option_label
 from zuhyo.evaluate.metrics.astro import astro_exact, astro_numeric
+from zuhyo.evaluate.metrics.base import MetricFn
 from zuhyo.evaluate.metrics.text_overlap import bleu4, rouge_l_f
 from zuhyo.models.base import ChatRequest, GenerationConfig, ModelBackend
 from zuhyo.prompts import load_prompt
 from zuhyo.schema import Sample
+
+#: answer_kind → (metric name, metric) for the numeric kinds (DomainCQA: retrieval by Algorithm 3, derivation exact).
+_NUMERIC_METRICS: dict[str, tuple[str, MetricFn]] = {
+    "numeric_retrieval": ("astro_numeric", astro_numeric),
+    "numeric_exact": ("astro_exact", astro_exact),
+}
 
 
 def match_choice(references: tuple[str, ...] | list[str], answer: str) -> Verdict:
@@ -74,17 +81,12 @@ class AstroChartJudge:
                            decided_by="astrochart")
         kind = sample.astro.answer_kind
         try:
-            if kind == "numeric_retrieval":
-                retrieval = astro_numeric(sample, item.response)
-                verdict = verdict_from_score(retrieval, "astro_numeric")
-                if retrieval is not None:
-                    verdict.metrics["astro_numeric"] = retrieval
-                return verdict
-            if kind == "numeric_exact":
-                exact = astro_exact(sample, item.response)
-                verdict = verdict_from_score(exact, "astro_exact")
-                if exact is not None:
-                    verdict.metrics["astro_exact"] = exact
+            if kind in _NUMERIC_METRICS:
+                name, metric = _NUMERIC_METRICS[kind]
+                score = metric(sample, item.response)
+                verdict = verdict_from_score(score, name)
+                if score is not None:
+                    verdict.metrics[name] = score
                 return verdict
         except DataError as e:
             return Verdict(verdict="unscored", reason=str(e), decided_by="astrochart")
