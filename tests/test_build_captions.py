@@ -138,7 +138,8 @@ def test_all_caption_lines_of_the_ict_white_paper_r5() -> None:
     caption_lines = [line for line in lines if line.startswith("図表")]
     assert len(caption_lines) == 225
     captions = [parse_caption(line) for line in caption_lines]
-    assert all(c is not None for c in captions), [line for line, c in zip(caption_lines, captions, strict=True) if c is None]
+    unparsed = [line for line, c in zip(caption_lines, captions, strict=True) if c is None]
+    assert not unparsed
     parsed = [c for c in captions if c is not None]
     for line, c in zip(caption_lines, parsed, strict=True):
         assert c.label == "図表" + c.figure_number
