@@ -1,4 +1,4 @@
-"""Caption lines, source lines and era years of white papers (zuhyo.build.collect.captions)."""
+"""Caption lines, source lines and era years of white papers (zuhyo.build.collect.caption_lines)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from zuhyo.build.collect.captions import (
+from zuhyo.build.collect.caption_lines import (
     compile_patterns,
     era_years,
     first_era_year,
