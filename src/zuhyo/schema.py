@@ -187,8 +187,10 @@ class AstroMeta(_Model):
     """Question category."""
     aspect: AstroAspect | None = None
     """Sub-aspect for Visual and Data questions."""
-    answer_kind: Literal["numeric_retrieval", "numeric_exact", "open", "choice"] = "open"
-    """How it is scored: numeric retrieval (Algorithm 3), exact numeric derivation, open (key points), choice."""
+    answer_kind: Literal["numeric_retrieval", "numeric_exact", "open", "choice"] | None = None
+    """How it is scored: numeric retrieval (Algorithm 3), exact numeric derivation, open (key points), choice.
+    None (not given): derived from ``category``/``aspect`` when scored (DomainCQA §4.4, Appendix G; see
+    ``zuhyo.evaluate.judges.astro_routing``)."""
     axis_min: float | None = None
     """Lower end of the axis the numeric answer is read from (numeric retrieval)."""
     axis_max: float | None = None
@@ -358,3 +360,78 @@ def sample_from_flat(row: dict[str, Any]) -> Sample:
     rest = json.loads(row.get("meta_json") or "{}")
     return Sample(id=row["id"], benchmark=row["benchmark"], question=row["question"],
                   answers=list(row["answers"]), image=image, **rest)
+
+
+class Figure(_Model):
+    """One figure (chart, table or other image) collected into a construction workspace, with its provenance.
+
+    The construction pipeline (``zuhyo.build``) stores these in the workspace database and the annotation app
+    reads them from there (HakushoBench §3.1: captions, context and source per white-paper figure; DomainCQA
+    §4.1: caption, citing paragraphs and paper per arXiv figure).
+    """
+
+    id: int | None = None
+    """Workspace id (None before it is stored)."""
+    sha256: str
+    """Hex SHA-256 of the image file: its key in the workspace's content-addressed image store."""
+    locator: str
+    """Where the figure is inside its document (relative file path, ``<img>`` src, LaTeX label, PDF xref)."""
+    document_id: int | None = None
+    """Workspace id of the document the figure was collected from."""
+    caption: str | None = None
+    """The caption as published, as plain text."""
+    figure_number: str | None = None
+    """The figure's number as printed (図表1-1-1-1, 第3-3-12図, Figure 4 ...)."""
+    context: list[str] = Field(default_factory=list)
+    """Paragraphs that cite or surround the figure."""
+    page: str | None = None
+    """Page (PDF page number, HTML page name) the figure is on."""
+    section: str | None = None
+    """Heading path of the section the figure is in."""
+    page_url: str | None = None
+    """URL of the page the figure was found on (HTML editions)."""
+    paper_id: str | None = None
+    """arXiv id or other paper identifier (papers)."""
+    back_data_url: str | None = None
+    """Link to the figure's underlying data (csv/xls/xlsx), when published."""
+    edition: str | None = None
+    """Edition of the publication (e.g. 令和5年版)."""
+    year: int | None = None
+    """Western year of the edition."""
+    width: int | None = None
+    """Width in pixels."""
+    height: int | None = None
+    """Height in pixels."""
+    mime: str | None = None
+    """MIME type of the stored image file."""
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    """Anything else the collector recorded (original file name, source line, extra CSV columns ...)."""
+
+    @model_validator(mode="after")
+    def _sha(self) -> Figure:
+        if len(self.sha256) != 64 or any(c not in "0123456789abcdef" for c in self.sha256):
+            raise ValueError(f"sha256 must be 64 lowercase hex digits, got {self.sha256!r}")
+        return self
+
+
+class Decision(_Model):
+    """One decision about a figure by a pipeline stage or a person; decisions are append-only.
+
+    A figure's current status in a stage is its latest decision in that stage, so a person overturns a stage's
+    decision by recording a later one (``zuhyo decide``).
+    """
+
+    figure_id: int
+    """Workspace id of the figure."""
+    stage: str
+    """Pipeline stage the decision belongs to (filter, classify, sample, review ...)."""
+    decision: str
+    """What was decided: keep or drop (stages may add their own values)."""
+    reason: str
+    """Why, in words a person can review."""
+    decided_by: str
+    """Who or what decided: ``user:NAME`` for people, ``stage:NAME`` or ``model:SPEC`` for the pipeline."""
+    at: str | None = None
+    """When (ISO 8601, UTC), set by the workspace."""
+    evidence: dict[str, Any] = Field(default_factory=dict)
+    """Supporting data: scores, the duplicate's id, model answers."""

@@ -1,0 +1,79 @@
+"""`zuhyo collect ...`: fill a construction workspace with figures (today: `collect folder`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from zuhyo.cli._common import JsonOpt, console, emit_json
+from zuhyo.cli.workspace import WsArg, open_workspace
+
+collect_app = typer.Typer(help="Collect figures into a workspace (folder; html, latex and pdf are coming).",
+                          no_args_is_help=True)
+_SHOWN_ERRORS = 20
+
+
+@collect_app.command("folder")
+def folder_cmd(
+    path: WsArg,
+    folder: Annotated[Path, typer.Argument(help="Folder of images (read recursively; hidden files skipped).")],
+    captions: Annotated[Path | None, typer.Option("--captions", help="CSV with a `file` column (path relative to "
+                                                                     "FOLDER, or file name) and caption, "
+                                                                     "figure_number, context, page_url, paper_id, "
+                                                                     "... columns.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Collect a plain folder of images; corrupt and non-image files are recorded as errors; resumable."""
+    with open_workspace(path) as ws, _progress(quiet=json_out) as (on_start, on_item):
+        from zuhyo.build.collect.folder import collect_folder
+
+        report = collect_folder(ws, folder, captions=captions, on_start=on_start, on_item=on_item)
+    if json_out:
+        emit_json(report.model_dump(mode="json"))
+        return
+    from rich.markup import escape
+
+    console.print(f"{escape(str(folder))}: {report.figures} figures added ({report.documents} new documents), "
+                  f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
+    if report.captions_updated:
+        console.print(f"  captions updated on {report.captions_updated} figures", highlight=False)
+    for item in report.error_items[:_SHOWN_ERRORS]:
+        console.print(f"  [yellow]{escape(item.file)}: {escape(item.reason)}[/]", highlight=False, soft_wrap=True)
+    if len(report.error_items) > _SHOWN_ERRORS:
+        console.print(f"  ... and {len(report.error_items) - _SHOWN_ERRORS} more (all of them with --json)")
+    if report.unmatched_captions:
+        names = ", ".join(report.unmatched_captions[:10]) + (" ..." if len(report.unmatched_captions) > 10 else "")
+        console.print(f"  [yellow]{len(report.unmatched_captions)} caption rows match no file: {escape(names)}[/]",
+                      highlight=False)
+
+
+@contextmanager
+def _progress(quiet: bool) -> Iterator[tuple[Callable[[int], None] | None, Callable[[str, str], None] | None]]:
+    """A rich progress bar on stderr (files done, errors); no callbacks when quiet."""
+    if quiet:
+        yield None, None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("collecting"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[errors]} "
+                  "errors"), TimeRemainingColumn(), console=console) as progress:
+        task = progress.add_task("collect", total=None, errors=0)
+        errors = 0
+
+        def on_start(total: int) -> None:
+            progress.update(task, total=total)
+
+        def on_item(_file: str, outcome: str) -> None:
+            nonlocal errors
+            errors += outcome == "error"
+            progress.update(task, advance=1, errors=errors)
+
+        yield on_start, on_item
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(collect_app, name="collect")
