@@ -12,17 +12,17 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from zuhyo.errors import ImageError, ModelError
 from zuhyo.evaluate.config import EvalConfig, RetryPolicy, request_fingerprint
 from zuhyo.evaluate.prompting import RenderedPrompt, extract_final_answer, render_prompt
 from zuhyo.evaluate.records import PredictionRecord
-from zuhyo.evaluate.store import AppendLog, RunStore
+from zuhyo.evaluate.store import AppendLog, RunStore, StoreWriteError
 from zuhyo.models.base import (
     ChatRequest,
     ModelBackend,
@@ -131,25 +131,57 @@ class InferenceRunner:
         return jobs
 
     async def run(self, benches: list[LoadedBenchmark]) -> InferenceStats:
+        """Run the pending requests. Any failure of a worker or of the store (e.g. disk full) cancels the rest at
+        once and is raised; records already written stay, and the cancelled requests are pending on resume."""
         t0 = time.perf_counter()
         jobs = self.pending_jobs(benches)
         for job in jobs:  # reference counts let each prepared image be dropped after its last request
             self._asset_entry(job).refs += 1
-        log = AppendLog(self.store.predictions_path)
+        tasks: list[asyncio.Task[None]] = []
+        failure: list[BaseException] = []
+
+        def abort(exc: BaseException) -> None:
+            if not failure:
+                failure.append(exc)
+            for t in tasks:
+                t.cancel()
+
+        log = AppendLog(self.store.predictions_path, on_error=abort)
         queue: asyncio.Queue[_Job | None] = asyncio.Queue(maxsize=max(2, self.config.concurrency * 2))
         try:
-            workers = [asyncio.create_task(self._worker(queue, log)) for _ in range(self.config.concurrency)]
-            for job in jobs:
-                self._ensure_prepared(job)
-                await queue.put(job)
-            for _ in workers:
-                await queue.put(None)
-            await asyncio.gather(*workers)
+            tasks += [asyncio.create_task(self._guarded(self._worker(queue, log), abort))
+                      for _ in range(self.config.concurrency)]
+            tasks.append(asyncio.create_task(self._guarded(self._produce(jobs, queue), abort)))
+            await asyncio.gather(*tasks, return_exceptions=True)
         finally:
-            log.close()
+            for t in tasks:
+                t.cancel()
             self._pool.shutdown(wait=False, cancel_futures=True)
+            try:
+                log.close()
+            except StoreWriteError as e:
+                abort(e)
+        if failure:
+            raise failure[0]
         self.stats.wall_s = time.perf_counter() - t0
         return self.stats
+
+    async def _produce(self, jobs: list[_Job], queue: asyncio.Queue[_Job | None]) -> None:
+        for job in jobs:
+            self._ensure_prepared(job)
+            await queue.put(job)
+        for _ in range(self.config.concurrency):
+            await queue.put(None)
+
+    @staticmethod
+    async def _guarded(work: Coroutine[Any, Any, None], abort: Callable[[BaseException], None]) -> None:
+        """Run a worker or the producer; its failure stops the whole run (no task may die unnoticed)."""
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:  # noqa: BLE001 - re-raised by run() after the other tasks are cancelled
+            abort(e)
 
     # -- images -------------------------------------------------------------------------------------------------
 
