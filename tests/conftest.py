@@ -1,4 +1,12 @@
-"""Shared fixtures: paths to real third-party data, the fake OpenAI-compatible server, CLI runner."""
+"""Shared fixtures: the suite's own chart data, paths to real third-party data, the fake OpenAI server, CLI runner.
+
+Two layers of data:
+- ``tests/fixtures/`` is owned by the suite and always present (see tests/fixtures/README.md for provenance), so
+  the engine is tested in any clone: ``chartqa_dir`` is a ChartQA-layout benchmark of 14 charts rendered by
+  tests/fixtures/chartqa/render.py and 61 QA rows, ``FIXTURE_CHARTS`` its PNG folder.
+- ``../shared/data`` beside the project (real third-party files, see its SOURCES.md) is an extra layer for
+  real-data tests; the ``shared_data`` fixture skips them, naming the missing folder, when it is absent.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +20,25 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+FIXTURE_CHARTQA = FIXTURES / "chartqa"
+FIXTURE_CHARTS = FIXTURE_CHARTQA / "test" / "png"
 SHARED_DATA = ROOT.parent / "shared" / "data"
+SHARED_SKIP_REASON = f"real third-party test data not found at {SHARED_DATA} (an optional extra layer of tests)"
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
+    """``../shared/data`` (real third-party files); skips the test with the reason when it is absent."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared test data not found at {SHARED_DATA}")
+        pytest.skip(SHARED_SKIP_REASON)
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def chartqa_dir() -> Path:
+    """The suite's own ChartQA-layout benchmark (test/test_human.json, test/test_augmented.json, test/png/)."""
+    return FIXTURE_CHARTQA
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """`zuhyo images fetch` and `fetch_images` against a real aiohttp server on 127.0.0.1 (random port).
 
-The server serves real ChartQA test charts (../shared/data/chartqa, see SOURCES.md) as PNG and JPEG, and every
+The server serves the suite's rendered charts (tests/fixtures/chartqa/test/png) as PNG and JPEG, and every
 failure mode the fetcher must survive: truncated PNG, HTML page, decompression bomb, over-size bodies (declared
 and streamed), a slow endpoint, 404, 403, a 503 that recovers after Retry-After, a redirect and a redirect loop.
 """
@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from conftest import FIXTURE_CHARTS
 from PIL import Image
 
 from zuhyo.images.fetch import afetch_images, cached_path_for_url, fetch_images
@@ -30,9 +31,8 @@ from zuhyo.images.load import read_image_bytes
 from zuhyo.images.store import ImageStore, sha256_hex
 from zuhyo.schema import ImageRef
 
-CHARTQA_PNG = Path(__file__).resolve().parents[2] / "shared" / "data" / "chartqa" / "test" / "png"
-CHARTS = ["10222.png", "10715.png", "9814.png", "3854.png", "1319.png", "51323122000764.png",
-          "40414580016324.png", "two_col_40816.png"]
+CHARTS = ["late_night_viewers.png", "monthly_rainfall.png", "energy_mix.png", "survey_by_age.png",
+          "quarterly_sales.png", "owid_life_expectancy.png", "owid_co2_per_capita.png", "web_shops_followers.png"]
 MIB = 1024 * 1024
 
 
@@ -52,7 +52,7 @@ def bomb_png(width: int = 40000, height: int = 40000) -> bytes:
 
 
 def chart_bytes(name: str) -> bytes:
-    return (CHARTQA_PNG / name).read_bytes()
+    return (FIXTURE_CHARTS / name).read_bytes()
 
 
 def as_jpeg(png: bytes) -> bytes:

@@ -1,4 +1,7 @@
-"""Perceptual hashing of real charts and near-duplicate clustering (checked against an all-pairs reference)."""
+"""Perceptual hashing of charts and near-duplicate clustering (checked against an all-pairs reference).
+
+Charts: the suite's rendered fixture charts always; real ChartQA charts from ../shared/data when present.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +13,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import FIXTURE_CHARTS
 from imagehash import ImageHash
 from PIL import Image
 
 from zuhyo.errors import ImageError
 from zuhyo.images.phash import hamming, hash_bits, image_dhash, image_phash, near_duplicate_clusters
 
-CHARTQA_PNG = Path(__file__).resolve().parents[2] / "shared" / "data" / "chartqa" / "test" / "png"
+# Distinct-looking rendered charts (bars, pie, stacked, grouped, scatter, lines), one of each template.
+FIXTURE_DISTINCT = ["late_night_viewers.png", "monthly_rainfall.png", "energy_mix.png", "survey_by_age.png",
+                    "quarterly_sales.png", "gdp_life_expectancy.png", "monthly_temperature.png",
+                    "owid_life_expectancy.png"]
 # Distinct-looking real ChartQA charts (Pew, Statista, OECD); no two share a template.
 DISTINCT = ["10222.png", "10715.png", "1319.png", "3854.png", "9814.png", "multi_col_60236.png",
             "two_col_40229.png", "OECD_DEATHS_FROM_CANCER_COL_CRI_SVN_000015.png"]
@@ -69,22 +76,31 @@ def test_hash_bits_roundtrip_and_hamming() -> None:
         hamming(h, odd)
 
 
-def test_real_charts_cluster_with_their_resized_jpeg_copies() -> None:
+def _charts_cluster_with_their_resized_jpeg_copies(folder: Path, names: list[str]) -> None:
     hashes = {}
-    for name in DISTINCT:
-        data = (CHARTQA_PNG / name).read_bytes()
+    for name in names:
+        data = (folder / name).read_bytes()
         hashes[name] = image_phash(data)
         hashes[name + ":copy"] = image_phash(resized_jpeg(data))
     clusters = near_duplicate_clusters(hashes, max_distance=4)
-    assert clusters == [[name, name + ":copy"] for name in DISTINCT]
+    assert clusters == [[name, name + ":copy"] for name in names]
     assert clusters == brute_force_clusters(hashes, 4)
     assert near_duplicate_clusters(hashes, max_distance=0) == brute_force_clusters(hashes, 0)
 
 
-def test_same_template_charts_are_close_in_phash() -> None:
+def test_fixture_charts_cluster_with_their_resized_jpeg_copies() -> None:
+    _charts_cluster_with_their_resized_jpeg_copies(FIXTURE_CHARTS, FIXTURE_DISTINCT)
+
+
+def test_real_charts_cluster_with_their_resized_jpeg_copies(shared_data: Path) -> None:
+    _charts_cluster_with_their_resized_jpeg_copies(shared_data / "chartqa" / "test" / "png", DISTINCT)
+
+
+def test_same_template_charts_are_close_in_phash(shared_data: Path) -> None:
     # A real limit of pHash on charts: same-template figures with different data sit within a few bits, so the
     # threshold must be tight (these three chain together at 6 bits but not at 3).
-    hashes = {n: image_phash((CHARTQA_PNG / n).read_bytes()) for n in OWID_SAME_TEMPLATE}
+    real = shared_data / "chartqa" / "test" / "png"
+    hashes = {n: image_phash((real / n).read_bytes()) for n in OWID_SAME_TEMPLATE}
     assert near_duplicate_clusters(hashes, 6) == [OWID_SAME_TEMPLATE]
     assert near_duplicate_clusters(hashes, 3) == []
 

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURE_CHARTS
 
 from zuhyo.errors import ImageError
 from zuhyo.images.fetch import cached_path_for_url
@@ -15,11 +16,9 @@ from zuhyo.images.load import read_image_bytes
 from zuhyo.images.store import ImageStore, UrlIndex, sniff_image_suffix, sniff_image_type
 from zuhyo.schema import ImageRef
 
-CHARTQA_PNG = Path(__file__).resolve().parents[2] / "shared" / "data" / "chartqa" / "test" / "png"
 
-
-def chart(name: str = "10222.png") -> bytes:
-    return (CHARTQA_PNG / name).read_bytes()
+def chart(name: str = "late_night_viewers.png") -> bytes:
+    return (FIXTURE_CHARTS / name).read_bytes()
 
 
 def test_put_layout_idempotence_and_lookup(tmp_path: Path) -> None:
@@ -34,7 +33,7 @@ def test_put_layout_idempotence_and_lookup(tmp_path: Path) -> None:
     mtime = path.stat().st_mtime_ns
     assert store.put(data) == (sha, path) and path.stat().st_mtime_ns == mtime  # not rewritten
     assert store.put(b"GIF89a-not-really", suffix=".gif")[1].suffix == ".gif"
-    other = store.put(chart("1319.png"))[0]
+    other = store.put(chart("energy_mix.png"))[0]
     assert sorted(s for s, _ in store) == sorted([sha, other, hashlib.sha256(b"GIF89a-not-really").hexdigest()])
     assert not list((tmp_path / "s").rglob(".tmp-*"))
 

@@ -1,4 +1,5 @@
-"""verify_image on real charts, every supported format, truncated/corrupt files, non-images and bombs."""
+"""verify_image on rendered charts (real ChartQA charts too when ../shared/data is present), every supported format,
+truncated/corrupt files, non-images and bombs."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ import zlib
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURE_CHARTS
 from PIL import Image
 
 from zuhyo.errors import ImageError
 from zuhyo.images.verify import verify_image
 
-CHARTQA_PNG = Path(__file__).resolve().parents[2] / "shared" / "data" / "chartqa" / "test" / "png"
-CHART = CHARTQA_PNG / "10222.png"
+CHART = FIXTURE_CHARTS / "late_night_viewers.png"  # 312x366, rendered by tests/fixtures/chartqa/render.py
 
 
 def chart_png() -> bytes:
@@ -44,12 +45,22 @@ def test_accepts_every_supported_format(fmt: str, mime: str, suffix: str) -> Non
     assert (info.width, info.height, info.format, info.mime, info.suffix) == (312, 366, fmt, mime, suffix)
 
 
-def test_accepts_all_real_chartqa_charts() -> None:
-    for path in sorted(CHARTQA_PNG.glob("*.png")):
+def _accepts_every_chart_in(folder: Path) -> int:
+    paths = sorted(folder.glob("*.png"))
+    for path in paths:
         with Image.open(path) as im:
             expected = im.size
         info = verify_image(path.read_bytes())
-        assert (info.width, info.height) == expected and info.format == "PNG"
+        assert (info.width, info.height) == expected and info.format == "PNG", path.name
+    return len(paths)
+
+
+def test_accepts_all_fixture_charts() -> None:
+    assert _accepts_every_chart_in(FIXTURE_CHARTS) == 14
+
+
+def test_accepts_all_real_chartqa_charts(shared_data: Path) -> None:
+    assert _accepts_every_chart_in(shared_data / "chartqa" / "test" / "png") == 30
 
 
 @pytest.mark.parametrize(("cut", "needle"), [

@@ -1,4 +1,7 @@
-"""The ``ocr`` baseline: pure answering heuristics on synthetic boxes, and RapidOCR on real and rendered charts."""
+"""The ``ocr`` baseline: pure answering heuristics on synthetic boxes, and RapidOCR on rendered and real charts.
+
+Rendered charts are the suite's own (tests/fixtures/chartqa); real ChartQA charts come from ../shared/data when present.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURE_CHARTS
 from PIL import Image
 
 from zuhyo.models.base import MODEL_BACKENDS, BackendOptions, ChatRequest, PermanentModelError, PreparedImage
@@ -22,7 +26,6 @@ from zuhyo.models.ocr_answer import (
 )
 from zuhyo.models.ocr_layout import OcrBox, classify_boxes, parse_number, reading_order_text
 
-CHARTQA_PNG = Path(__file__).resolve().parents[2] / "shared" / "data" / "chartqa" / "test" / "png"
 IPAEX = Path("/usr/share/fonts/opentype/ipaexfont-gothic/ipaexg.ttf")
 DIRECT_JA = "\n上記の質問に対して、正確かつ簡潔に答えてください。"
 COT_JA = (
@@ -158,6 +161,15 @@ def test_reading_order_joins_visual_lines() -> None:
 # --- RapidOCR on real charts --------------------------------------------------------------------------------------
 
 
+def _chart_bytes(chart: str, request: pytest.FixtureRequest) -> bytes:
+    """``fixture:NAME`` (tests/fixtures/chartqa/render.py) or ``shared:NAME`` (real ChartQA; skips when absent)."""
+    layer, name = chart.split(":")
+    if layer == "fixture":
+        return (FIXTURE_CHARTS / name).read_bytes()
+    shared: Path = request.getfixturevalue("shared_data")
+    return (shared / "chartqa" / "test" / "png" / name).read_bytes()
+
+
 @pytest.fixture(scope="module")
 def reader():  # type: ignore[no-untyped-def]
     pytest.importorskip("rapidocr", reason="the ocr backend needs rapidocr (pip install 'zuhyo[ocr]')")
@@ -196,20 +208,23 @@ def japanese_chart() -> bytes:
     return buf.getvalue()
 
 
-def test_ocr_reads_real_chartqa_chart(reader) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("chart", ["fixture:late_night_viewers.png", "shared:10222.png"])
+def test_ocr_reads_english_bar_chart(reader, chart: str, request: pytest.FixtureRequest) -> None:  # type: ignore[no-untyped-def]
     from zuhyo.models.ocr import reading_order_text as text_of
 
-    data = (CHARTQA_PNG / "10222.png").read_bytes()
+    data = _chart_bytes(chart, request)
+    before = reader.images_read
     text = text_of(reader.read(data))
     assert "The Daily Show" in text
     assert "The Daily Show 36" in text.splitlines()  # label and value on one reading-order line
-    # ChartQA test row: "What's the median age of the daily show viewers?" → 36
+    # ChartQA test row of 10222.png, mirrored by the rendered chart: "What's the median age of the daily show viewers?"
     assert answer_from_boxes("What's the median age of the daily show viewers?", reader.read(data)) == "36"
-    assert reader.images_read == 1  # the second read came from the cache
+    assert reader.images_read == before + 1  # the second read came from the cache
 
 
-def test_ocr_answers_real_statista_chart(reader) -> None:  # type: ignore[no-untyped-def]
-    data = (CHARTQA_PNG / "two_col_40229.png").read_bytes()
+@pytest.mark.parametrize("chart", ["fixture:web_shops_followers.png", "shared:two_col_40229.png"])
+def test_ocr_answers_statista_style_chart(reader, chart: str, request: pytest.FixtureRequest) -> None:  # type: ignore[no-untyped-def]
+    data = _chart_bytes(chart, request)
     boxes = reader.read(data)
     # ChartQA test rows for this chart
     assert answer_from_boxes("How many Instagram followers did na-kd.com have in 2018?", boxes) == "1413640"
@@ -257,10 +272,11 @@ async def test_backend_survives_images_without_text_and_rejects_corrupt_ones(rea
         await backend.generate(ChatRequest(prompt="What is the value?", image=bad))
 
 
-def test_ocr_text_is_reading_order(reader) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("chart", ["fixture:late_night_viewers.png", "shared:10222.png"])
+def test_ocr_text_is_reading_order(reader, chart: str, request: pytest.FixtureRequest) -> None:  # type: ignore[no-untyped-def]
     from zuhyo.models.ocr import ocr_text
 
-    text = ocr_text((CHARTQA_PNG / "10222.png").read_bytes())
+    text = ocr_text(_chart_bytes(chart, request))
     lines = text.splitlines()
     assert lines.index("The Daily Show 36") < lines.index("The Colbert Report 33")
     assert ocr_text(png_bytes(Image.new("RGB", (200, 100), "white"))) == ""
