@@ -9,6 +9,7 @@ import typer
 from zuhyo.errors import ZuhyoError
 
 app = typer.Typer(
+    rich_markup_mode=None,  # plain click help: wraps at any width, never truncates ("…"), no <bool> on flags
     name="zuhyo",
     help="zuhyo (図表): build and evaluate chart & table VQA benchmarks.",
     no_args_is_help=True,

@@ -1,4 +1,5 @@
-"""Shared CLI plumbing: stderr console for people, one JSON object on stdout for machines."""
+"""Shared CLI plumbing: results on stdout (a table for people, or one JSON object with ``--json``); progress,
+warnings and errors on stderr, so ``zuhyo list | grep x`` and ``zuhyo eval --json | jq`` both work."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
-# Redirected stderr (CI logs, pipes) gets a wide console so result tables are not squeezed to 80 columns.
+# Redirected streams (CI logs, pipes) get a wide console so tables are not squeezed to 80 columns.
+# `console` (stderr): progress, warnings, errors. `result_console` (stdout): a command's human-readable result.
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+result_console = Console(width=None if sys.stdout.isatty() else 160)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object summarising the result on stdout.")]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Fail on the first bad row instead of collecting errors.")]
@@ -21,12 +24,22 @@ RevisionOpt = Annotated[str | None, typer.Option("--revision", help="HF dataset 
 SplitOpt = Annotated[str | None, typer.Option("--split", help="Dataset split.")]
 CacheDirOpt = Annotated[Path | None, typer.Option("--cache-dir", help="`datasets` cache folder.")]
 OptionOpt = Annotated[list[str] | None, typer.Option("--option", help="Adapter option key=value (repeatable).")]
+AllowOutsideOpt = Annotated[bool, typer.Option(
+    "--allow-outside-paths", help="Let image paths leave the dataset's folder (absolute paths, ../, symlinks "
+    "out); by default each such item is a row error.")]
+ImagesRootOpt = Annotated[Path | None, typer.Option(
+    "--images-root", help="A further folder the dataset's image paths may point into (absolute or via links).")]
 
 
 def emit_json(obj: Any) -> None:
     """Write ``obj`` as one JSON object on stdout."""
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
+
+
+def results(json_out: bool) -> Console:
+    """Where a command prints its human-readable result: stdout, or stderr when stdout carries ``--json``."""
+    return console if json_out else result_console
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -45,8 +58,10 @@ def parse_options(items: list[str] | None) -> dict[str, str]:
 
 
 def make_source(path: Path | None, hf: str | None, revision: str | None, split: str | None,
-                cache_dir: Path | None, options: list[str] | None):  # type: ignore[no-untyped-def]
+                cache_dir: Path | None, options: list[str] | None, *, allow_outside_paths: bool = False,
+                images_root: Path | None = None):  # type: ignore[no-untyped-def]
     from zuhyo.benchmarks.base import BenchmarkSource
 
     return BenchmarkSource(path=path, hf_id=hf, revision=revision, split=split, cache_dir=cache_dir,
-                           options=parse_options(options))
+                           options=parse_options(options), allow_outside_paths=allow_outside_paths,
+                           images_root=images_root.resolve() if images_root else None)

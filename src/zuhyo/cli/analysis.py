@@ -20,6 +20,7 @@ from zuhyo.cli._common import (
     emit_json,
     fail,
     make_source,
+    result_console,
 )
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def _print_table(table: StatTable) -> None:
     for row in table.rows:
         out.add_row(*("—" if v is None else f"{100 * v:.1f} %" if c in table.share_columns else str(v)
                       for c, v in zip(table.columns, row, strict=True)))
-    console.print(out)
+    result_console.print(out)
 
 
 @analyze_app.command("stats")
@@ -54,25 +55,27 @@ def stats_cmd(
     """Tables of image types, difficulty flags, topics/sources and CCV proportions (HakushoBench, DomainCQA)."""
     from zuhyo.analysis.statistics import dataset_statistics, write_statistics
     from zuhyo.benchmarks.base import load_benchmark
+    from zuhyo.evaluate.session import require_samples
 
     names = [n.strip() for n in ccv_names.split(",")] if ccv_names else None
     if names is not None and len(names) != 10:
         fail(f"--ccv-names needs 10 comma-separated names, got {len(names)}")
-    result = load_benchmark(name, make_source(path, hf, revision, split, cache_dir, option), strict=strict)
+    result = require_samples(load_benchmark(name, make_source(path, hf, revision, split, cache_dir, option),
+                                            strict=strict))
     stats = dataset_statistics(result, ccv_names=names)
     written = write_statistics(stats, out) if out is not None else []
     if json_out:
         emit_json({**stats.to_json(), "files": [str(p) for p in written],
                    "error_examples": [str(e) for e in result.errors[:20]]})
         return
-    console.print(f"[bold]{stats.benchmark}[/]: {stats.questions} questions, {stats.images} distinct images, "
-                  f"{stats.row_errors} row errors")
+    result_console.print(f"[bold]{stats.benchmark}[/]: {stats.questions} questions, {stats.images} distinct "
+                         f"images, {stats.row_errors} row errors")
     for table in stats.tables:
         _print_table(table)
     for w in stats.warnings:
         console.print(f"[yellow]warning:[/] {w}", highlight=False)
     if written:
-        console.print(f"wrote {len(written)} files to {out}")
+        result_console.print(f"wrote {len(written)} files to {out}")
 
 
 @analyze_app.command("diversity")
@@ -95,7 +98,7 @@ def diversity_cmd(
     from zuhyo.analysis.diversity import benchmark_diversity
     from zuhyo.analysis.embedders import EmbedderOptions, build_embedder
     from zuhyo.benchmarks.base import load_benchmark
-    from zuhyo.cli.evaluation import RichProgress
+    from zuhyo.cli.evaluation import progress_reporter
 
     if exact_max_n < 2 or pairs < 2:
         fail("--exact-max-n and --pairs must be at least 2")
@@ -104,7 +107,7 @@ def diversity_cmd(
     holder: dict = {}
 
     def on_total(n: int) -> None:
-        holder["ctx"] = RichProgress(enabled=not json_out).task(f"embedding ({emb.spec})", n)
+        holder["ctx"] = progress_reporter(enabled=not json_out).task(f"embedding ({emb.spec})", n)
         holder["advance"] = holder["ctx"].__enter__()
 
     try:
@@ -120,18 +123,19 @@ def diversity_cmd(
         emit_json(doc)
     else:
         r = div.result
-        console.print(f"[bold]{div.benchmark}[/]: {div.images} distinct images embedded with {div.embedder}, "
-                      f"{len(div.skipped)} skipped")
+        result_console.print(f"[bold]{div.benchmark}[/]: {div.images} distinct images embedded with "
+                             f"{div.embedder}, {len(div.skipped)} skipped")
         if r is None:
             console.print("[yellow]fewer than 2 images: diversity undefined[/]")
         elif r.method == "exact":
-            console.print(f"mean pairwise cosine distance (exact over {r.pairs:,} pairs): {r.mean_distance:.4f} "
-                          f"(std {r.std_distance:.4f}, min {r.min_distance:.4f}, max {r.max_distance:.4f})")
+            result_console.print(f"mean pairwise cosine distance (exact over {r.pairs:,} pairs): "
+                                 f"{r.mean_distance:.4f} "
+                                 f"(std {r.std_distance:.4f}, min {r.min_distance:.4f}, max {r.max_distance:.4f})")
         else:
-            console.print(f"mean pairwise cosine distance (estimate from {r.sampled_pairs:,} of {r.pairs:,} pairs): "
-                          f"{r.mean_distance:.4f} ± {r.standard_error:.5f} (SE); 95 % CI "
-                          f"[{r.ci95_low:.4f}, {r.ci95_high:.4f}] (CLT); Hoeffding 95 % half-width "
-                          f"{r.hoeffding95_halfwidth:.4f}")
+            result_console.print(f"mean pairwise cosine distance (estimate from {r.sampled_pairs:,} of {r.pairs:,} "
+                                 f"pairs): {r.mean_distance:.4f} ± {r.standard_error:.5f} (SE); 95 % CI "
+                                 f"[{r.ci95_low:.4f}, {r.ci95_high:.4f}] (CLT); Hoeffding 95 % half-width "
+                                 f"{r.hoeffding95_halfwidth:.4f}")
         for msg in div.skipped[:5]:
             console.print(f"  [yellow]{msg}[/]", highlight=False)
     if div.result is None:
@@ -168,12 +172,12 @@ def hard_subset_cmd(
         return
     c = subset.counts
     ex = ", ".join(f"{k} {v}" for k, v in c["excluded_predictions"].items() if v) or "none"
-    console.print(f"kept [bold]{c['kept']}[/] of {c['benchmark_samples']} items wrong by {rule} "
-                  f"({subset.model}, judge {subset.judge}, prompts {', '.join(subset.prompts)})")
-    console.print(f"  not hard {c['not_hard']}, undetermined {c['undetermined']} (no decided verdict), "
-                  f"not evaluated {c['not_evaluated']}; excluded predictions: {ex}")
-    console.print(f"wrote {export['samples']} samples to {out} ({export['images_copied']} images copied, "
-                  f"{export['images_missing']} missing)")
+    result_console.print(f"kept [bold]{c['kept']}[/] of {c['benchmark_samples']} items wrong by {rule} "
+                         f"({subset.model}, judge {subset.judge}, prompts {', '.join(subset.prompts)})")
+    result_console.print(f"  not hard {c['not_hard']}, undetermined {c['undetermined']} (no decided verdict), "
+                         f"not evaluated {c['not_evaluated']}; excluded predictions: {ex}")
+    result_console.print(f"wrote {export['samples']} samples to {out} ({export['images_copied']} images copied, "
+                         f"{export['images_missing']} missing)")
 
 
 def register(app: typer.Typer) -> None:

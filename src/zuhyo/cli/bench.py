@@ -8,8 +8,10 @@ from typing import Annotated
 import typer
 
 from zuhyo.cli._common import (
+    AllowOutsideOpt,
     CacheDirOpt,
     HfOpt,
+    ImagesRootOpt,
     JsonOpt,
     OptionOpt,
     PathOpt,
@@ -19,6 +21,7 @@ from zuhyo.cli._common import (
     console,
     emit_json,
     make_source,
+    result_console,
 )
 
 bench_app = typer.Typer(help="Inspect and export benchmarks.", no_args_is_help=True)
@@ -28,24 +31,28 @@ bench_app = typer.Typer(help="Inspect and export benchmarks.", no_args_is_help=T
 def info_cmd(
     name: Annotated[str, typer.Argument(help="Registered benchmark name (see `zuhyo list`).")],
     path: PathOpt = None, hf: HfOpt = None, revision: RevisionOpt = None, split: SplitOpt = None,
-    cache_dir: CacheDirOpt = None, option: OptionOpt = None, strict: StrictOpt = False, json_out: JsonOpt = False,
+    cache_dir: CacheDirOpt = None, option: OptionOpt = None,
+    allow_outside_paths: AllowOutsideOpt = False, images_root: ImagesRootOpt = None, strict: StrictOpt = False,
+    json_out: JsonOpt = False,
 ) -> None:
     """Load a benchmark and print its size, field coverage, image types and row errors."""
     from zuhyo.benchmarks.base import load_benchmark
     from zuhyo.benchmarks.stats import benchmark_info
 
-    result = load_benchmark(name, make_source(path, hf, revision, split, cache_dir, option), strict=strict)
+    source = make_source(path, hf, revision, split, cache_dir, option, allow_outside_paths=allow_outside_paths,
+                         images_root=images_root)
+    result = load_benchmark(name, source, strict=strict)
     info = benchmark_info(result)
     if json_out:
         emit_json(info)
         return
-    console.print(f"[bold]{info['benchmark']}[/]: {info['samples']} samples, {info['errors']} row errors, "
-                  f"{info['images_missing']} missing images")
+    result_console.print(f"[bold]{info['benchmark']}[/]: {info['samples']} samples, {info['errors']} row errors, "
+                         f"{info['images_missing']} missing images")
     for key in ("image_types", "flags", "splits", "astro_categories", "charxiv_kinds"):
         if info.get(key):
-            console.print(f"  {key}: {info[key]}")
-    console.print(f"  field coverage: {info['field_coverage']}")
-    for e in info["error_examples"]:
+            result_console.print(f"  {key}: {info[key]}")
+    result_console.print(f"  field coverage: {info['field_coverage']}")
+    for e in info["error_examples"]:  # row errors are diagnostics: stderr
         console.print(f"  [yellow]{e}[/]", highlight=False)
 
 
@@ -55,13 +62,17 @@ def export_cmd(
     out: Annotated[Path, typer.Option(
         "--out", help="Output .jsonl (images go to <stem>_images/ beside it) or .parquet.")],
     path: PathOpt = None, hf: HfOpt = None, revision: RevisionOpt = None, split: SplitOpt = None,
-    cache_dir: CacheDirOpt = None, option: OptionOpt = None, strict: StrictOpt = False, json_out: JsonOpt = False,
+    cache_dir: CacheDirOpt = None, option: OptionOpt = None,
+    allow_outside_paths: AllowOutsideOpt = False, images_root: ImagesRootOpt = None, strict: StrictOpt = False,
+    json_out: JsonOpt = False,
 ) -> None:
     """Write a benchmark's samples in zuhyo's schema (JSONL with images beside it, or Parquet with images embedded)."""
     from zuhyo.benchmarks.base import load_benchmark
     from zuhyo.benchmarks.local import export_jsonl, write_parquet
 
-    result = load_benchmark(name, make_source(path, hf, revision, split, cache_dir, option), strict=strict)
+    source = make_source(path, hf, revision, split, cache_dir, option, allow_outside_paths=allow_outside_paths,
+                         images_root=images_root)
+    result = load_benchmark(name, source, strict=strict)
     if out.suffix == ".parquet":
         from zuhyo.images.load import embed_images
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json
+from zuhyo.cli._common import JsonOpt, emit_json, results
 
 
 def register(app: typer.Typer) -> None:
@@ -23,14 +23,14 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
     ) -> None:
         """Evaluate the OCR baseline on sample-ja and sample-astro, judge, and write an HTML report — offline."""
-        from zuhyo.cli.evaluation import RichProgress, print_summary_table
+        from zuhyo.cli.evaluation import print_summary_table, progress_reporter
         from zuhyo.demo import run_demo
 
         result = run_demo(out, model=model, runs=runs, limit=limit, report=not no_report,
-                          reporter=RichProgress(enabled=not quiet))
-        print_summary_table({"entries": result["entries"]})
+                          reporter=progress_reporter(enabled=not quiet))
+        print_summary_table({"entries": result["entries"]}, json_out)
         if "report_index" in result:
-            console.print(f"[bold green]report:[/] {result['report_index']}")
-        console.print(f"run sets: {', '.join(result['runs'])}")
+            results(json_out).print(f"[bold green]report:[/] {result['report_index']}")
+        results(json_out).print(f"run sets: {', '.join(result['runs'])}")
         if json_out:
             emit_json(result)

@@ -20,6 +20,7 @@ from zuhyo.cli._common import (
     console,
     emit_json,
     make_source,
+    result_console,
 )
 
 if TYPE_CHECKING:
@@ -71,8 +72,8 @@ def fetch_cmd(
     else:
         from rich.markup import escape
 
-        console.print(f"[bold]{escape(result.benchmark)}[/]: {report.summary()} -> {escape(str(out))}",
-                      highlight=False)
+        result_console.print(f"[bold]{escape(result.benchmark)}[/]: {report.summary()} -> {escape(str(out))}",
+                             highlight=False)
         if result.errors:
             console.print(f"  {len(result.errors)} benchmark rows could not be read (see `zuhyo bench info`)")
         for err in report.errors[:_SHOWN_ERRORS]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json
+from zuhyo.cli._common import JsonOpt, emit_json, result_console
 from zuhyo.registry import Registry
 
 
@@ -43,4 +43,4 @@ def register(app: typer.Typer) -> None:
             table = Table(title=kind, title_justify="left", show_header=False, box=None)
             for n, d in entries:
                 table.add_row(f"[bold]{n}[/]", d)
-            console.print(table)
+            result_console.print(table)

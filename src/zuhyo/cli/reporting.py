@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json
+from zuhyo.cli._common import JsonOpt, console, emit_json, results
 
 
 def register(app: typer.Typer) -> None:
@@ -43,6 +43,7 @@ def register(app: typer.Typer) -> None:
             plots=not no_plots))
         for p in doc["problems"]:
             console.print(f"[yellow]{p['kind']}:[/] {p['message']}", highlight=False)
-        console.print(f"{len(doc['tables'])} tables, {len(doc['plots'])} plots; report: {doc['index']}")
+        results(json_out).print(f"{len(doc['tables'])} tables, {len(doc['plots'])} plots; report: {doc['index']}",
+                                highlight=False)
         if json_out:
             emit_json(doc)
