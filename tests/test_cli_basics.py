@@ -131,3 +131,21 @@ def test_eval_to_a_log_file_prints_plain_progress_lines(tmp_path, fake_server):
     assert f"/s, {errors} errors, " in proc.stderr
     assert "judging (rules): " in proc.stderr
     assert "zuhyo results" in proc.stdout and "zuhyo results" not in proc.stderr
+
+
+def test_readme_example_output_folders_are_git_ignored():
+    import re
+    import shutil
+    from pathlib import Path
+
+    import pytest
+
+    root = Path(__file__).resolve().parents[1]
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    outs = set(re.findall(r"--out (\S+)", (root / "README.md").read_text(encoding="utf-8")))
+    outs |= {"zuhyo-demo/report/index.html"}
+    assert {"runs/qwen", "report/", "export/sample-ja.jsonl"} <= outs, outs
+    probes = [o.rstrip("/") + "/x" if o.endswith("/") else o for o in outs]
+    proc = subprocess.run(["git", "check-ignore", "--no-index", *probes], cwd=root, capture_output=True, text=True)
+    assert set(proc.stdout.split()) == set(probes), f"not ignored: {set(probes) - set(proc.stdout.split())}"
