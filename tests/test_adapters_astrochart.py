@@ -13,6 +13,9 @@ import pytest
 from zuhyo.benchmarks import BenchmarkSource, load_benchmark
 from zuhyo.benchmarks.astrochart import parse_aspect, parse_category
 from zuhyo.errors import DataError
+from zuhyo.evaluate.judges import build_judge
+from zuhyo.evaluate.judges.astro_routing import scoring_kind
+from zuhyo.evaluate.judges.base import JudgeInput
 from zuhyo.schema import AstroAspect, AstroCategory, AstroQAType
 
 FIX = Path(__file__).parent / "fixtures" / "adapters" / "astrochart"
@@ -34,7 +37,8 @@ def test_json_natural_layout() -> None:
                                                                      AstroAspect.POINT, "numeric_retrieval")
     assert (a1.axis_min, a1.axis_max, a1.log_scale) == (0.0, 40.0, False)
     a2 = by["a-002"].astro  # "visual color": category and aspect from one spelling
-    assert (a2.category, a2.aspect, a2.answer_kind) == (AstroCategory.VISUAL, AstroAspect.COLOR, "open")
+    assert (a2.category, a2.aspect, a2.answer_kind) == (AstroCategory.VISUAL, AstroAspect.COLOR, None)
+    assert scoring_kind(by["a-002"]) == "open"  # no answer_kind: derived from the category when scored
     assert by["a-003"].astro.key_points == ["the middle bar is the highest", "the last bar is the lowest"]
     a4 = by["a-004"].astro  # "KB Inference" and an AQA type derived from the category
     assert (a4.qa_type, a4.category) == (AstroQAType.AQA, AstroCategory.KB_INFERENCE)
@@ -166,3 +170,38 @@ def test_spellings() -> None:
         parse_aspect("Point cloud")
     with pytest.raises(ValueError, match="unknown category"):
         parse_category("KB")
+
+
+async def test_rows_without_answer_kind_are_routed_by_category(tmp_path: Path) -> None:
+    """DomainCQA §4.4 / Appendix G: Data/Point, Data/Interval → Algorithm 3; Data/Calculation and counts → exact
+    match; the rest → the key-point judge. Before, a missing answer_kind column made every row open (unscored
+    without key points)."""
+    rows = [
+        {"id": "p", "question": "What velocity (km/s) is reached at 300 Mpc?", "answer": "21390", "category": "Data",
+         "aspect": "Point", "axis_min": 0, "axis_max": 32000},
+        {"id": "i", "question": "Over which range of radii (kpc) is the curve flat?", "answer": "10-30",
+         "category": "Data", "aspect": "Interval", "axis_min": 0, "axis_max": 50},
+        {"id": "c", "question": "What is the difference between the two peaks?", "answer": "1.5", "category": "Data",
+         "aspect": "Calculation"},
+        {"id": "n", "question": "How many curves are drawn?", "answer": "4", "category": "Visual", "aspect": "Style"},
+        {"id": "v", "question": "What colour is the 5800 K curve?", "answer": "blue", "category": "Visual",
+         "aspect": "Color"},
+        {"id": "s", "question": "Summarise the figure.", "answer": "Flat rotation curve.", "category": "Summary"},
+        {"id": "x", "question": "What flux is reached?", "answer": "3", "category": "Data", "aspect": "Point"},
+    ]
+    (tmp_path / "qa.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    result = _load(tmp_path / "qa.jsonl")
+    assert result.errors == []
+    by = {s.id: s for s in result.samples}
+    assert {k: scoring_kind(s) for k, s in by.items()} == {
+        "p": "numeric_retrieval", "i": "numeric_retrieval", "c": "numeric_exact", "n": "numeric_exact", "v": "open",
+        "s": "open", "x": "numeric_retrieval"}
+    judge = build_judge("astrochart")
+    answers = {"p": "At 300 Mpc the velocity is about 21,000 km/s.", "i": "from 10 to 30 kpc", "c": "Answer: 1.5",
+               "n": "There are 4 curves.", "x": "3"}
+    got = {k: await judge.judge(JudgeInput(question=by[k].question, references=tuple(by[k].answers),
+                                           response=r, sample=by[k])) for k, r in answers.items()}
+    assert got["p"].decided_by == "astro_numeric" and got["p"].score == pytest.approx(1 - 390 / 32000)
+    assert got["i"].score == 1.0 and got["c"].score == 1.0 and got["n"].score == 1.0
+    assert got["c"].decided_by == "astro_exact" and got["n"].decided_by == "astro_exact"
+    assert got["x"].verdict == "unscored" and "astrochart/x" in got["x"].reason and "axis_min" in got["x"].reason

@@ -84,3 +84,81 @@ async def test_unparseable_keypoint_reply_is_unscored() -> None:
 async def test_non_astro_items_are_unscored() -> None:
     v = await build_judge("astrochart").judge(JudgeInput(question="q", references=("1",), response="1"))
     assert v.verdict == "unscored"
+
+
+# --- DomainCQA Appendix G.1: values extracted before scoring; Appendix G / §4.4: routing; choice options ---------
+
+def _point(question: str, answer: str, lo: float, hi: float, **extra: object) -> Sample:
+    return Sample(id="p1", benchmark="astrochart", question=question, answers=[answer],
+                  astro=AstroMeta(qa_type="FQA", category="Data", aspect="Point", axis_min=lo, axis_max=hi, **extra))
+
+
+async def test_llm_extracts_values_for_every_numeric_item() -> None:
+    s = _point("What velocity (km/s) is reached at 300 Mpc?", "21390", 0, 32000)
+    backend = ScriptedBackend('[{"value": 21000, "unit": "km/s"}]')
+    v = await AstroChartJudge(backend).judge(_item(s, "At 300 Mpc the velocity is about 21,000 km/s."))
+    assert v.decided_by == "astro_numeric" and v.score == pytest.approx(1 - 390 / 32000)
+    assert v.extracted_answer == "21000 km s^-1" and "first guess" in v.reason
+    prompt = backend.requests[0].prompt
+    assert "At 300 Mpc the velocity is about 21,000 km/s." in prompt and "What velocity" in prompt
+    assert backend.requests[0].config.temperature == 0.0
+
+
+async def test_llm_extraction_is_validated_retried_then_unscored_never_zero() -> None:
+    s = _point("What velocity?", "21000", 0, 30000)
+    retried = ScriptedBackend("about twenty thousand", '```json\n[21000]\n```')
+    v = await AstroChartJudge(retried).judge(_item(s, "2.1e4"))
+    assert v.score == 1.0 and "after 1 unusable reply" in v.reason
+    again = retried.requests[1]
+    assert "no JSON list found" in again.prompt and again.context[0].answer == "about twenty thousand"
+    bad = ScriptedBackend('[true]', '{"values": "many"}', '["21000 or 22000"]')
+    v = await AstroChartJudge(bad).judge(_item(s, "2.1e4"))
+    assert v.verdict == "unscored" and v.score is None and "after 3 attempt(s)" in v.reason
+    assert "astrochart/p1" in v.reason and len(bad.requests) == 3
+
+
+async def test_llm_extraction_is_kept_per_question_and_response() -> None:
+    backend = ScriptedBackend("[21000]")
+    judge = AstroChartJudge(backend)
+    for ref in ("21000", "20000"):  # same response, other reference: one extraction call
+        await judge.judge(_item(_point("What velocity?", ref, 0, 30000), "2.1e4 km/s"))
+    assert len(backend.requests) == 1
+    assert "astro_values-1" in judge.prompt_version
+
+
+async def test_no_model_undecided_when_values_cannot_be_isolated() -> None:
+    s = _point("What is the flux?", "3", 0, 10)
+    v = await build_judge("astrochart").judge(_item(s, "At z = 0.5 the flux is 3 mJy."))
+    assert v.verdict == "undecided" and v.score is None and "cannot isolate" in v.reason
+    assert "astrochart:<model spec>" in v.reason
+
+
+async def test_llm_range_for_one_reference_scores_its_mean() -> None:
+    s = _point("What velocity?", "21000", 0, 30000)
+    v = await AstroChartJudge(ScriptedBackend("[20000, 22000]")).judge(_item(s, "between 20,000 and 22,000"))
+    assert v.score == 1.0
+
+
+async def test_exact_derivation_uses_the_llm_values() -> None:
+    s = Sample(id="c", benchmark="astrochart", question="How many curves are drawn?", answers=["4"],
+               astro=AstroMeta(qa_type="FQA", category="Visual", aspect="Style"))
+    v = await AstroChartJudge(ScriptedBackend("[4]")).judge(_item(s, "I count four curves (4)."))
+    assert v.decided_by == "astro_exact" and v.score == 1.0
+    v = await AstroChartJudge(ScriptedBackend("[4, 5]")).judge(_item(s, "4 or 5"))
+    assert v.score == 0.0  # exact: not fully correct
+
+
+@pytest.mark.parametrize(("question", "reference", "response", "verdict"), [
+    ("Which colour is the T = 10000 K curve?", "blue", "The T = 10000 K curve is blue.", "correct"),
+    ("Which colour is the T = 10000 K curve?", "blue", "The T = 10000 K curve is red, not blue.", "incorrect"),
+    ("Which colour is the T = 10000 K curve? (A) red (B) blue (C) green", "B", "It is drawn in blue.", "correct"),
+    ("Which colour is the T = 10000 K curve? (A) red (B) blue (C) green", "(B) blue", "The curve is red.",
+     "incorrect"),
+    ("Which colour is the T = 10000 K curve? (A) red (B) blue (C) green", "B", "Either red or blue.", "undecided"),
+    ("Which colour is the T = 10000 K curve?", "blue", "Reasoning about red and blue...\nAnswer: blue", "correct"),
+])
+async def test_choice_compares_the_chosen_option(question: str, reference: str, response: str,
+                                                 verdict: str) -> None:
+    c = Sample(id="c", benchmark="astrochart", question=question, answers=[reference],
+               astro=AstroMeta(qa_type="FQA", category="Visual", aspect="Color", answer_kind="choice"))
+    assert (await build_judge("astrochart").judge(_item(c, response))).verdict == verdict

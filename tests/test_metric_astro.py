@@ -7,12 +7,18 @@ import math
 import pytest
 
 from zuhyo.errors import DataError
-from zuhyo.evaluate.metrics.astro import astro_exact, astro_numeric, numeric_retrieval_score, retrieval_score
+from zuhyo.evaluate.metrics.astro import (
+    UndecidedValues,
+    astro_exact,
+    astro_numeric,
+    numeric_retrieval_score,
+    retrieval_score,
+)
 from zuhyo.schema import AstroMeta, Sample
 
 
-def _sample(answer: str, lo: float, hi: float, log: bool = False) -> Sample:
-    return Sample(id="n1", benchmark="astrochart", question="q", answers=[answer],
+def _sample(answer: str, lo: float, hi: float, log: bool = False, question: str = "q") -> Sample:
+    return Sample(id="n1", benchmark="astrochart", question=question, answers=[answer],
                   astro=AstroMeta(qa_type="FQA", category="Data", aspect="Point", answer_kind="numeric_retrieval",
                                   axis_min=lo, axis_max=hi, log_scale=log))
 
@@ -37,10 +43,19 @@ def test_counting_rules() -> None:
     assert numeric_retrieval_score([52, 63], [50, 60], 0, 100) == pytest.approx((0.98 + 0.97) / 2)
 
 
+def test_several_references_and_more_predictions_pair_the_mean_with_each_reference() -> None:
+    # Algorithm 3 step 8 replaces the predictions by their mean; step 10 pairs it with every reference value.
+    # Comparing the two means (15 vs 15) would give 1.0.
+    assert numeric_retrieval_score([5, 25, 15], [10, 20], 0, 30) == 0.0
+    assert numeric_retrieval_score([5, 25, 15], [10, 20], 0, 100) == pytest.approx(0.95)
+    assert numeric_retrieval_score([9, 11, 10.3, 10], [10], 0, 100) == pytest.approx(1 - 0.075 / 100)
+
+
 def test_metric_parses_values_from_the_response() -> None:
     s = _sample("2.0×10^3", 0, 1e4)
     assert astro_numeric(s, "The peak is about 2,100.") == pytest.approx(0.99)
-    assert astro_numeric(s, "no idea") == 0.0
+    with pytest.raises(UndecidedValues, match="astrochart/n1: found 0 value"):  # undecided, never 0
+        astro_numeric(s, "no idea")
     log_s = _sample("1e-3", 1e-6, 1, log=True)
     assert astro_numeric(log_s, "roughly 1.1 \\times 10^{-3}") == pytest.approx(1 - math.log10(1.1) / 6)
 
@@ -59,8 +74,52 @@ def test_not_applicable_and_bad_data() -> None:
 @pytest.mark.parametrize(("reference", "response", "score"), [
     ("1200", "1,200", 1.0), ("1200", "1.2e3", 1.0), ("1200", "1.2×10^3", 1.0), ("1200", "1200.0 km/s", 1.0),
     ("1200", "1201", 0.0), ("0.35", "0.350", 1.0), ("-2.5", "−2.5", 1.0), ("3, 4", "3 and 4", 1.0),
-    ("3, 4", "4, 3", 0.0), ("3", "3 or 4", 0.0),
+    ("3, 4", "4, 3", 0.0), ("3", "Answer: 3 or 4", 0.0), ("1200", "Answer: 1.2 thousand", 0.0),
 ])
 def test_exact_derivation(reference: str, response: str, score: float) -> None:
     s = Sample(id="e", benchmark="astrochart", question="q", answers=[reference])
     assert astro_exact(s, response) == score
+
+
+# DomainCQA Appendix G.1: values are extracted from the answer, not every number of the reply read by a regex.
+# Each case scored 0 (or was not isolated) before the extractor existed.
+@pytest.mark.parametrize(("question", "reference", "lo", "hi", "response", "score"), [
+    ("What recession velocity (km/s) corresponds to a distance of 300 Mpc?", "21390", 0, 32000,
+     "At 300 Mpc the velocity is about 21,000 km/s.", 1 - 390 / 32000),
+    ("At what wavelength (nm) does the 5800 K curve peak?", "500", 100, 2000,
+     "The 5800 K curve peaks at about 500 nm.", 1.0),
+    ("What is the decline rate of SN 2011fe in B?", "1.1", 0, 2, "Δm15(B) = 1.10 mag", 1.0),
+    ("What velocity does the fit give?", "21000", 0, 30000, "2.1×10^4 km s^-1", 1.0),
+    ("What velocity does the fit give?", "21000", 0, 30000, "2.1 × 10⁴ km/s", 1.0),
+    ("What velocity does the fit give?", "21000", 0, 30000, "about 2.1e4", 1.0),
+    ("What velocity does the fit give?", "21000", 0, 30000, "$2.1\\times10^{4}$ km s$^{-1}$", 1.0),
+    ("What is the distance of the cloud?", "1 kpc", 0, 10, "1 kpc (1000 pc)", 1.0),
+    ("What is the distance of the cloud (pc)?", "1000", 0, 10000, "1 kpc (1000 pc)", 1.0),
+    ("What is the distance of the cloud?", "1000 pc", 0, 10000, "It is 1 kpc away.", 1.0),
+    ("What is the equivalent width of the line?", "45", 0, 100,
+     "The H-alpha 6563 Å line has an equivalent width of 45 Å.", 1.0),
+    ("What is the age of the cluster?", "3 Gyr", 0, 14, "Answer: 3.0×10^9 yr", 1.0),
+    ("What velocity?", "21000", 0, 30000, "Reading the axis at 18 and 24...\nAnswer: 21,000 km/s", 1.0),
+])
+def test_values_are_extracted_from_the_answer(question: str, reference: str, lo: float, hi: float,
+                                              response: str, score: float) -> None:
+    s = _sample(reference, lo, hi, question=question)
+    assert astro_numeric(s, response) == pytest.approx(score)
+
+
+@pytest.mark.parametrize(("question", "response"), [
+    ("What is the flux?", "At z = 0.5 the flux is 3 mJy."),  # two candidate values for one reference
+    ("What is the flux?", "I cannot read it."),
+])
+def test_values_that_cannot_be_isolated_are_undecided_not_zero(question: str, response: str) -> None:
+    with pytest.raises(UndecidedValues):
+        astro_numeric(_sample("3", 0, 10, question=question), response)
+
+
+def test_exact_derivation_extracts_values() -> None:
+    s = Sample(id="e", benchmark="astrochart", question="How many curves are shown for the 5800 K model?",
+               answers=["4"])
+    assert astro_exact(s, "For the 5800 K model there are 4 curves.") == 1.0
+    assert astro_exact(s, "Answer: 5") == 0.0
+    with pytest.raises(UndecidedValues):
+        astro_exact(s, "Curves 2 and 3 overlap; 5 are drawn in total.")

@@ -3,7 +3,9 @@
 Each row is one QA item. Logical fields and the column read by default (rename with ``--option field.X=COLUMN``):
 ``id``, ``image`` (path relative to the file, ``--option images=DIR``, URL, base64 or bytes), ``question``,
 ``answer`` (text, number or list of references), ``qa_type`` (FQA/AQA; derived from the category when absent),
-``category``, ``aspect``, ``answer_kind`` (numeric_retrieval, numeric_exact, open, choice; default open),
+``category``, ``aspect``, ``answer_kind`` (numeric_retrieval, numeric_exact, open, choice; when absent the judge
+derives it from category/aspect: Data/Point and Data/Interval → numeric_retrieval, Data/Calculation and counting
+questions → numeric_exact, the rest → open; DomainCQA §4.4, Appendix G; see ``evaluate/judges/astro_routing.py``),
 ``axis_min``, ``axis_max``, ``log_scale``, ``key_points`` (list, JSON list or ``;``-separated), ``ccv`` (10 binary
 values), ``paper_id``, ``caption``.
 
@@ -196,8 +198,8 @@ def row_to_sample(row: Row, m: _Mapping, errors: RowErrors, id_prefix: str, base
             raise ValueError(f"expected FQA or AQA, got {raw_type!r}")
         field = "answer_kind"
         raw_kind = m.get(rec, "answer_kind")
-        kind = "open" if raw_kind is None else _ANSWER_KINDS.get(_key(str(raw_kind)))
-        if kind is None:
+        kind = None if raw_kind is None else _ANSWER_KINDS.get(_key(str(raw_kind)))
+        if raw_kind is not None and kind is None:
             raise ValueError(f"unknown answer kind {raw_kind!r}; expected numeric_retrieval, numeric_exact, open "
                              "or choice")
         field = "axis_min"
