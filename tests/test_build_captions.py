@@ -75,6 +75,7 @@ def test_not_captions(line: str) -> None:
      "Ericsson“Ericsson Mobility Visualizer” 2 を基に作成"),  # r5:44
     ("出典：総務省（2023）「ICT基盤の高度化」", "総務省（2023）「ICT基盤の高度化」"),
     ("資料：内閣府「国民経済計算」", "内閣府「国民経済計算」"),
+    ("資料）総務省「国勢調査」", "総務省「国勢調査」"),  # 国土交通白書 style
     ("(出典) OECD", "OECD"),
     ("Source: IMF World Economic Outlook", "IMF World Economic Outlook"),
 ])

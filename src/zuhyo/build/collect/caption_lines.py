@@ -46,7 +46,7 @@ DEFAULT_CAPTION_PATTERNS: tuple[str, ...] = (
 
 #: The built-in source-line patterns; the named group ``source`` is the source text.
 DEFAULT_SOURCE_PATTERNS: tuple[str, ...] = (
-    r"^[\s　]*[（(][\s　]*(?:出典|資料|出所|データ出典)[\s　]*[）)][\s　]*[:：]?[\s　]*(?P<source>.+)$",
+    r"^[\s　]*[（(]?[\s　]*(?:出典|資料|出所|データ出典)[\s　]*[）)][\s　]*[:：]?[\s　]*(?P<source>.+)$",
     r"^[\s　]*(?:出典|資料|出所|データ出典)[\s　]*[:：][\s　]*(?P<source>.+)$",
     r"^[\s　]*(?i:sources?)[\s　]*[:：][\s　]*(?P<source>.+)$",
 )
