@@ -19,8 +19,8 @@ from zuhyo.testing.fake_openai import EMPTY, REFUSAL
 
 
 @pytest.fixture(scope="module")
-def chartqa_samples(shared_data: Path):
-    result = load_benchmark("chartqa", BenchmarkSource(path=shared_data / "chartqa"))
+def chartqa_samples(chartqa_dir: Path):
+    result = load_benchmark("chartqa", BenchmarkSource(path=chartqa_dir))
     assert len(result.samples) == 61
     return result.samples
 
@@ -49,13 +49,13 @@ def _answer_key(samples, wrong_every: int = 4) -> tuple[dict[str, str], float]:
     return key, 1 - wrong / len(samples)
 
 
-def _eval_args(shared_data: Path, url: str, out: Path, *extra: str) -> list[str]:
+def _eval_args(chartqa_dir: Path, url: str, out: Path, *extra: str) -> list[str]:
     return [
         "eval",
         "--bench",
         "chartqa",
         "--path",
-        str(shared_data / "chartqa"),
+        str(chartqa_dir),
         "--model",
         f"openai:fake@{url}",
         "--out",
@@ -70,12 +70,12 @@ def _prediction_keys(out: Path) -> list[tuple]:
     return [(r["benchmark"], r["sample_id"], r["model"], r["prompt"], r["run_index"], r["status"]) for r in rows]
 
 
-def test_accuracy_matches_answer_key(tmp_path, shared_data, chartqa_samples, fake_server):
+def test_accuracy_matches_answer_key(tmp_path, chartqa_dir, chartqa_samples, fake_server):
     key, expected = _answer_key(chartqa_samples)
     server = fake_server(answers=key)
     # The default judge is `auto`: ChartQA items get ChartQA's own relaxed accuracy.
     summary = run_cli_json(
-        *_eval_args(shared_data, server.base_url, tmp_path / "run", "--runs", "3", "--prompt", "both")
+        *_eval_args(chartqa_dir, server.base_url, tmp_path / "run", "--runs", "3", "--prompt", "both")
     )
     entries = {e["prompt"]: e for e in summary["entries"]}
     assert {e["judge"] for e in entries.values()} == {"auto"}
@@ -90,12 +90,12 @@ def test_accuracy_matches_answer_key(tmp_path, shared_data, chartqa_samples, fak
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["entries"]
 
 
-def test_injected_faults_every_item_scored(tmp_path, shared_data, chartqa_samples, fake_server):
+def test_injected_faults_every_item_scored(tmp_path, chartqa_dir, chartqa_samples, fake_server):
     key, expected = _answer_key(chartqa_samples)
     server = fake_server(answers=key, fail_rate=0.2, slow_s=3.0, seed=7)
     summary = run_cli_json(
         *_eval_args(
-            shared_data,
+            chartqa_dir,
             server.base_url,
             tmp_path / "run",
             "--runs",
@@ -125,13 +125,13 @@ def test_injected_faults_every_item_scored(tmp_path, shared_data, chartqa_sample
     assert len(keys) == len(set(keys)) == 61 * 2
 
 
-def test_failures_are_errors_not_wrong_and_resume_fills_them(tmp_path, shared_data, chartqa_samples, fake_server):
+def test_failures_are_errors_not_wrong_and_resume_fills_them(tmp_path, chartqa_dir, chartqa_samples, fake_server):
     key, expected = _answer_key(chartqa_samples)
     down = fake_server(answers=key, fail_rate=1.0, faults=("500",))
     out = tmp_path / "run"
     summary = run_cli_json(
         *_eval_args(
-            shared_data,
+            chartqa_dir,
             down.base_url,
             out,
             "--runs",
@@ -156,7 +156,7 @@ def test_failures_are_errors_not_wrong_and_resume_fills_them(tmp_path, shared_da
     fake_server(answers=key, port=down.port)
     summary2 = run_cli_json(
         *_eval_args(
-            shared_data,
+            chartqa_dir,
             down.base_url,
             out,
             "--runs",
@@ -177,13 +177,13 @@ def test_failures_are_errors_not_wrong_and_resume_fills_them(tmp_path, shared_da
 
 
 def test_sigkill_mid_run_then_resume_gives_exactly_the_uninterrupted_records(
-    tmp_path, shared_data, chartqa_samples, fake_server
+    tmp_path, chartqa_dir, chartqa_samples, fake_server
 ):
     key, expected = _answer_key(chartqa_samples)
     server = fake_server(answers=key, latency_s=0.03)
     out = tmp_path / "killed"
     args = _eval_args(
-        shared_data,
+        chartqa_dir,
         server.base_url,
         out,
         "--runs",
@@ -217,7 +217,7 @@ def test_sigkill_mid_run_then_resume_gives_exactly_the_uninterrupted_records(
     ref = tmp_path / "reference"
     ref_summary = run_cli_json(
         *_eval_args(
-            shared_data,
+            chartqa_dir,
             server.base_url,
             ref,
             "--runs",
@@ -319,14 +319,14 @@ def test_sample_ja_with_rules_judge_gives_expected_accuracy(tmp_path, fake_serve
         assert e["by_category"]["image_type"] and e["by_category"]["flag"]
 
 
-def test_endpoints_are_load_balanced_and_several_models_run_together(tmp_path, shared_data, chartqa_samples,
+def test_endpoints_are_load_balanced_and_several_models_run_together(tmp_path, chartqa_dir, chartqa_samples,
                                                                       fake_server):
     key, expected = _answer_key(chartqa_samples)
     a = fake_server(answers=key, latency_s=0.01)
     b = fake_server(answers=key, latency_s=0.01)
     other = fake_server(answers={s.question: s.answer for s in chartqa_samples})
     summary = run_cli_json(
-        *_eval_args(shared_data, a.base_url, tmp_path / "run", "--endpoint", b.base_url, "--model",
+        *_eval_args(chartqa_dir, a.base_url, tmp_path / "run", "--endpoint", b.base_url, "--model",
                     f"openai:other@{other.base_url}", "--runs", "1", "--prompt", "direct", "--concurrency", "8",
                     "--judge", "metric:chartqa_relaxed"))
     # Both replicas of the first model served a fair share of its 61 requests.

@@ -10,12 +10,12 @@ from conftest import run_cli_json
 from zuhyo.benchmarks.base import BenchmarkSource, load_benchmark
 
 
-def test_export_inspect_logs_read_back(tmp_path: Path, shared_data: Path, fake_server):
-    samples = load_benchmark("chartqa", BenchmarkSource(path=shared_data / "chartqa")).samples[:8]
+def test_export_inspect_logs_read_back(tmp_path: Path, chartqa_dir: Path, fake_server):
+    samples = load_benchmark("chartqa", BenchmarkSource(path=chartqa_dir)).samples[:8]
     key = {s.question: (s.answer if i % 2 == 0 else "Antarctica") for i, s in enumerate(samples)}
     server = fake_server(answers=key)
     out = tmp_path / "run"
-    summary = run_cli_json("eval", "--bench", "chartqa", "--path", str(shared_data / "chartqa"), "--model",
+    summary = run_cli_json("eval", "--bench", "chartqa", "--path", str(chartqa_dir), "--model",
                            f"openai:fake@{server.base_url}", "--runs", "2", "--prompt", "both", "--limit", "8",
                            "--out", str(out), "--quiet")
     exported = run_cli_json("export-inspect", str(out))

@@ -15,11 +15,11 @@ def _judge_reply(correct: bool) -> str:
                        "correct": "yes" if correct else "no", "confidence": 90})
 
 
-def test_llm_judge_down_then_up(tmp_path: Path, shared_data: Path, fake_server):
-    samples = load_benchmark("chartqa", BenchmarkSource(path=shared_data / "chartqa")).samples[:6]
+def test_llm_judge_down_then_up(tmp_path: Path, chartqa_dir: Path, fake_server):
+    samples = load_benchmark("chartqa", BenchmarkSource(path=chartqa_dir)).samples[:6]
     model = fake_server(answers={s.question: s.answer for s in samples})
     out = tmp_path / "run"
-    run_cli_json("eval", "--bench", "chartqa", "--path", str(shared_data / "chartqa"), "--limit", "6",
+    run_cli_json("eval", "--bench", "chartqa", "--path", str(chartqa_dir), "--limit", "6",
                  "--model", f"openai:m@{model.base_url}", "--runs", "2", "--prompt", "direct", "--judge", "none",
                  "--out", str(out), "--quiet")
     down = fake_server(fail_rate=1.0, faults=("500",))
