@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_DATA
 from PIL import Image
 
 from zuhyo.benchmarks.base import load_benchmark
@@ -18,8 +19,8 @@ from zuhyo.schema import ASPECT_CATEGORY, AstroAspect, AstroCategory, ImageType
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "src" / "zuhyo" / "benchmarks" / "data"
-WP_TEXT = ROOT.parent / "shared" / "data" / "ict-white-paper" / "data_r5.txt"
-WP_URLS = ROOT.parent / "shared" / "data" / "ict-white-paper" / "url_r5.txt"
+WP_TEXT = SHARED_DATA / "ict-white-paper" / "data_r5.txt"  # real white-paper text: an optional extra layer
+WP_URLS = SHARED_DATA / "ict-white-paper" / "url_r5.txt"
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import render_samples  # noqa: E402
@@ -214,7 +215,15 @@ def test_white_paper_quotes_are_verbatim(tmp_path: Path) -> None:
         render_samples.check_quotes([altered], WP_TEXT)
 
 
-def test_rendering_is_byte_stable(tmp_path: Path) -> None:
+@pytest.mark.parametrize("font", ["debian", "packaged"])
+def test_rendering_is_byte_stable(tmp_path: Path, font: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bundles were rendered with IPAex Gothic 00401 from Debian's fonts-ipaexfont; the copy packaged with zuhyo
+    (the reports' fallback font) is the same file, so a machine without the Debian package renders the same bytes."""
+    from zuhyo.report.fonts import BUNDLED_IPAEX_GOTHIC, IPAEX_GOTHIC
+
+    if font == "debian" and not IPAEX_GOTHIC.is_file():
+        pytest.skip(f"Debian's fonts-ipaexfont is not installed ({IPAEX_GOTHIC}); the 'packaged' case still runs")
+    monkeypatch.setattr(common, "IPAEX_GOTHIC_PATHS", (IPAEX_GOTHIC if font == "debian" else BUNDLED_IPAEX_GOTHIC,))
     common.use_japanese_font()
     item = next(i for i in render_samples.ja_items() if i.id == "ja_pie_02")
     render_samples.ja_sample(item, tmp_path)
