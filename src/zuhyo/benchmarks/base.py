@@ -28,6 +28,10 @@ class BenchmarkSource:
     cache_dir: Path | None = None
     options: dict[str, str] = field(default_factory=dict)
     """Adapter-specific options (e.g. AstroChart field mapping), from ``--option key=value``."""
+    allow_outside_paths: bool = False
+    """Let image paths point outside the dataset's folder (``--allow-outside-paths``; see images/localfile.py)."""
+    images_root: Path | None = None
+    """A further folder image paths may point into (``--images-root``)."""
 
 
 @dataclass
@@ -144,7 +148,20 @@ def load_benchmark(name: str, source: BenchmarkSource | None = None, *, strict: 
         base = adapter.default_source()
         source = base if source is None else BenchmarkSource(
             path=base.path, hf_id=base.hf_id, revision=source.revision or base.revision,
-            split=source.split or base.split, cache_dir=source.cache_dir, options=source.options)
+            split=source.split or base.split, cache_dir=source.cache_dir, options=source.options,
+            allow_outside_paths=source.allow_outside_paths, images_root=source.images_root)
     if source.path is not None and not source.path.exists():
         raise DataError(f"benchmark {name!r}: path {source.path} does not exist")
-    return adapter.load(source, strict)
+    return _confined(adapter.load(source, strict), source, strict)
+
+
+def _confined(result: LoadResult, source: BenchmarkSource, strict: bool) -> LoadResult:
+    """``result`` less the samples whose image path leaves the dataset's folder, each one a row error."""
+    from zuhyo.images.localfile import PathPolicy, confine_image_paths
+
+    errors = RowErrors(result.benchmark, strict)
+    policy = PathPolicy(allow_outside=source.allow_outside_paths, images_root=source.images_root)
+    result.samples = confine_image_paths(result.samples, result.base_dir, policy,
+                                         lambda s, msg: errors.add(s.id, msg, field="image.path"))
+    result.errors += errors.errors
+    return result

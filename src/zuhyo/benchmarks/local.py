@@ -5,7 +5,6 @@ Also the writer used by `zuhyo bench export`: JSONL with images copied beside th
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -128,7 +127,9 @@ def export_jsonl(result: LoadResult, out: Path, *, embed: bool = False) -> dict[
     Embedded images are written out as files too (unless ``embed``), so the JSONL stays small and greppable.
     Returns counts: samples, images_copied, images_missing.
     """
-    from zuhyo.images.store import sniff_image_suffix  # local import: keeps `zuhyo list` light
+    from zuhyo.errors import ImageError
+    from zuhyo.images.localfile import read_regular_file  # local imports: keep `zuhyo list` light
+    from zuhyo.images.store import sniff_image_suffix
 
     out.parent.mkdir(parents=True, exist_ok=True)
     img_dir_name = f"{out.stem}_images"
@@ -141,8 +142,11 @@ def export_jsonl(result: LoadResult, out: Path, *, embed: bool = False) -> dict[
             if img is not None and not embed:
                 src = img.resolve_path(result.base_dir)
                 data = img.data
-                if data is None and src is not None and src.is_file():
-                    data = src.read_bytes()
+                if data is None and src is not None:
+                    try:  # regular files only, with a size cap: never a device, FIFO or directory
+                        data = read_regular_file(src, label=f"{s.id} ({src})")
+                    except ImageError:
+                        data = None
                 if data is not None:
                     import hashlib
 
@@ -151,10 +155,7 @@ def export_jsonl(result: LoadResult, out: Path, *, embed: bool = False) -> dict[
                     img_dir.mkdir(exist_ok=True)
                     target = img_dir / name
                     if not target.exists():
-                        if src is not None and img.data is None:
-                            shutil.copyfile(src, target)
-                        else:
-                            target.write_bytes(data)
+                        target.write_bytes(data)
                     copied += 1
                     img = img.model_copy(update={"path": f"{img_dir_name}/{name}", "data": None,
                                                  "sha256": digest})

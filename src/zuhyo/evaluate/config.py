@@ -23,14 +23,16 @@ class BenchmarkSpec:
         s = self.source
         return {"name": self.name, "path": str(s.path) if s.path else None, "hf_id": s.hf_id,
                 "revision": s.revision, "split": s.split, "cache_dir": str(s.cache_dir) if s.cache_dir else None,
-                "options": dict(s.options)}
+                "options": dict(s.options), "allow_outside_paths": s.allow_outside_paths,
+                "images_root": str(s.images_root) if s.images_root else None}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> BenchmarkSpec:
         return cls(d["name"], BenchmarkSource(
             path=Path(d["path"]) if d.get("path") else None, hf_id=d.get("hf_id"), revision=d.get("revision"),
             split=d.get("split"), cache_dir=Path(d["cache_dir"]) if d.get("cache_dir") else None,
-            options=d.get("options") or {}))
+            options=d.get("options") or {}, allow_outside_paths=bool(d.get("allow_outside_paths")),
+            images_root=Path(d["images_root"]) if d.get("images_root") else None))
 
 
 @dataclass(frozen=True)

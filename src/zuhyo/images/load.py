@@ -6,25 +6,27 @@ from pathlib import Path
 
 from zuhyo.benchmarks.base import LoadResult
 from zuhyo.errors import ImageError
+from zuhyo.images.localfile import read_regular_file
 from zuhyo.schema import ImageRef, Sample
 
 
 def read_image_bytes(ref: ImageRef, base_dir: Path | None, cache_dir: Path | None = None) -> bytes:
-    """The encoded bytes of ``ref``: embedded data, a local file, or a cached download (by sha256 / URL)."""
+    """The encoded bytes of ``ref``: embedded data, a local file, or a cached download (by sha256 / URL).
+
+    Local files are read with :func:`~zuhyo.images.localfile.read_regular_file` (regular files only, byte cap);
+    whether the path may be read at all was decided when the benchmark was loaded (``load_benchmark``).
+    """
     if ref.data is not None:
         return ref.data
     p = ref.resolve_path(base_dir)
     if p is not None:
-        try:
-            return p.read_bytes()
-        except OSError as e:
-            raise ImageError(f"cannot read image {p}: {e.strerror or e}") from None
+        return read_regular_file(p)
     if ref.url is not None and cache_dir is not None:
         from zuhyo.images.fetch import cached_path_for_url
 
         cp = cached_path_for_url(cache_dir, ref.url)
         if cp is not None:
-            return cp.read_bytes()
+            return read_regular_file(cp)
         raise ImageError(f"image {ref.url} is not fetched yet; run `zuhyo images fetch` first")
     raise ImageError(f"image {ref.url} is URL-only; run `zuhyo images fetch` and pass --images DIR")
 

@@ -39,30 +39,67 @@ class FailedItem:
     reason: str
     score: float | None
     thumbnail: str | None
-    """data: URI of a small JPEG/PNG of the item's image, when a local or embedded image exists."""
+    """data: URI of a small JPEG of the item's image when a local or embedded image exists, or of an SVG
+    placeholder saying why it cannot be shown."""
 
 
 def thumbnail_uri(sample: Sample | None, base_dir: Path | None, max_px: int = THUMB_PX) -> str | None:
-    """A small inlined copy of the sample's image, or None when there is no local/embedded image to read."""
+    """A small inlined copy of the sample's image; None when there is no local/embedded image to read; a
+    placeholder naming the reason when there is one but it cannot be shown (missing, not a regular file, too
+    large, not decodable, a decompression bomb...). The report never fails on an image."""
     if sample is None or sample.image is None:
         return None
-    from PIL import Image, UnidentifiedImageError
-
     data = sample.image.data
     if data is None:
         path = sample.image.resolve_path(base_dir)
-        if path is None or not path.is_file():
+        if path is None:
             return None
-        data = path.read_bytes()
+        from zuhyo.errors import ImageError
+        from zuhyo.images.localfile import read_regular_file
+
+        try:
+            data = read_regular_file(path, label=path.name)
+        except ImageError as e:
+            return placeholder_uri(str(e))
     try:
-        with Image.open(io.BytesIO(data)) as im:
-            im.thumbnail((max_px, max_px))
-            buf = io.BytesIO()
-            rgb = im.convert("RGB")
-            rgb.save(buf, format="JPEG", quality=80)
-    except (UnidentifiedImageError, OSError):
-        return None
+        return _thumbnail(data, max_px)
+    except Exception as e:  # noqa: BLE001 - Pillow raises many types (DecompressionBombError, SyntaxError...)
+        return placeholder_uri(f"cannot thumbnail image: {type(e).__name__}: {e}")
+
+
+def _thumbnail(data: bytes, max_px: int) -> str:
+    from PIL import Image
+
+    from zuhyo.images.prepare import MAX_SOURCE_PIXELS
+
+    with Image.open(io.BytesIO(data)) as im:
+        w, h = im.size
+        if w * h > MAX_SOURCE_PIXELS:
+            raise ValueError(f"{w}x{h} image exceeds {MAX_SOURCE_PIXELS:,} pixels (decompression-bomb guard)")
+        im.thumbnail((max_px, max_px))
+        buf = io.BytesIO()
+        im.convert("RGB").save(buf, format="JPEG", quality=80)
     return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def placeholder_uri(reason: str, max_px: int = THUMB_PX) -> str:
+    """A grey SVG box that says why the image is not shown (inlined like a thumbnail; text XML-escaped)."""
+    from xml.sax.saxutils import escape
+
+    words, lines, line = reason.split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > 34:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    lines = ([*lines, line] if line else lines)[:8]
+    text = "".join(f'<tspan x="8" dy="14">{escape(ln[:60])}</tspan>' for ln in ["image not shown:", *lines])
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{max_px}" height="{max_px // 2}">'
+           f"<title>{escape(reason)}</title>"
+           f'<rect width="100%" height="100%" fill="#eee" stroke="#999"/>'
+           f'<text font-family="sans-serif" font-size="11" fill="#333" y="4">{text}</text></svg>')
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
 
 
 def collect_failed(agg: Aggregate, *, max_per_model: int) -> tuple[list[FailedItem], dict[str, int]]:
