@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -98,6 +99,49 @@ QA_TYPE_CATEGORIES: dict[AstroQAType, tuple[AstroCategory, ...]] = {
     AstroQAType.FQA: (AstroCategory.VISUAL, AstroCategory.DATA, AstroCategory.INFERENCE, AstroCategory.SUMMARY),
     AstroQAType.AQA: (AstroCategory.KB_INFERENCE, AstroCategory.KB_SUMMARY),
 }
+
+
+@dataclass(frozen=True)
+class CCVAttribute:
+    """One attribute of DomainCQA's Chart Complexity Vector: 0 = simple, 1 = complex (DomainCQA Appendix A.1)."""
+
+    name: str
+    """Short name, as in DomainCQA §3.1 and Table 3 without "Complexity" (``Annotation``)."""
+    group: str
+    """Visual, Data Interpretation or Structural complexity (the groups of Table 3)."""
+    simple: str
+    """When the attribute is 0 (Table 3, verbatim)."""
+    complex: str
+    """When the attribute is 1 (Table 3, verbatim)."""
+
+
+#: The 10 CCV attributes in vector order, with their definitions: DomainCQA Appendix A, Table 3 ("Definitions of CCV
+#: Attributes"). ``AstroMeta.ccv[i]`` is attribute ``CCV_ATTRIBUTES[i]``. (§3.1 lists the data-interpretation group
+#: as {Axis, Element, Formula, Scale}; the numbered Table 3, and Table 4, put Scale 7th and Formula 8th.)
+CCV_ATTRIBUTES: tuple[CCVAttribute, ...] = (
+    CCVAttribute("Annotation", "Visual", "No annotations are used.",
+                 "Extensive annotations such as descriptive text, arrows, or markers."),
+    CCVAttribute("Color", "Visual", "Monochrome or up to two distinct colors.",
+                 "More than two distinct colors or employs a color bar."),
+    CCVAttribute("Legend", "Visual", "Contains no legend or a minimal legend (no more than three categories).",
+                 "Contains a complex legend (more than three categories or intricate representations)."),
+    CCVAttribute("Pattern", "Visual", "No more than two distinct graphical patterns.",
+                 "More than two distinct graphical patterns."),
+    CCVAttribute("Axis", "Data Interpretation", "Single axis.",
+                 "Multiple dependent axes (e.g., secondary y-axis, dual x-axis)."),
+    CCVAttribute("Element", "Data Interpretation", "Contains a single graphical element.",
+                 "Contains more than two graphical elements."),
+    CCVAttribute("Scale", "Data Interpretation", "Employs a linear scale.",
+                 "Utilizes logarithmic, power-law, or mixed scales."),
+    CCVAttribute("Formula", "Data Interpretation", "Does not contain any mathematical formulas.",
+                 "Includes mathematical formulas."),
+    CCVAttribute("Subplot", "Structural", "A single-panel chart.", "Multiple interrelated subplots are present."),
+    CCVAttribute("Type", "Structural",
+                 "Uses basic chart types (e.g., bar, line, scatter, histogram, pie) with a sparse dataset.",
+                 "Uses complex chart types (e.g., heatmaps, network graphs, mixed-element charts, multiple chart "
+                 "combinations) and/or handles high-density data (e.g., dense bar, line, scatter, or histogram "
+                 "charts)."),
+)
 
 
 class _Model(BaseModel):

@@ -9,9 +9,10 @@ The tables follow the papers' layout:
   and topic group come from ``sample.hakusho``; other benchmarks fall back to ``source.title`` and
   ``source.publisher``;
 - CCV proportions — DomainCQA Table 4: the share of charts that have each of the 10 binary Chart Complexity Vector
-  attributes set, from ``sample.astro.ccv``. A chart carries several questions, so charts are counted once each,
-  by image (not by question); the distribution of the CCV score (number of attributes set, DomainCQA Figure 3)
-  comes with it.
+  attributes set, from ``sample.astro.ccv``, named and grouped as in DomainCQA Table 3
+  (:data:`~zuhyo.schema.CCV_ATTRIBUTES`) unless other names are given. A chart carries several questions, so
+  charts are counted once each, by image (not by question); the distribution of the CCV score (number of
+  attributes set, DomainCQA Figure 3) comes with it.
 
 "Distinct images" are told apart by :func:`image_key`: the recorded SHA-256 when there is one, otherwise the
 resolved file path, the URL, or the SHA-256 of embedded bytes. Files are not read, so statistics stay fast; two
@@ -30,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from zuhyo.benchmarks.base import LoadResult
-from zuhyo.schema import Flag, ImageType, Sample, TopicGroup
+from zuhyo.schema import CCV_ATTRIBUTES, Flag, ImageType, Sample, TopicGroup
 
 NOT_ANNOTATED = "(not annotated)"
 NO_FLAG = "(no flag)"
 UNKNOWN = "(unknown)"
-CCV_SIZE = 10
+CCV_SIZE = len(CCV_ATTRIBUTES)
 
 
 @dataclass
@@ -242,7 +243,7 @@ def ccv_tables(samples: Sequence[Sample], base_dir: Path | None,
     """
     if names is not None and len(names) != CCV_SIZE:
         raise ValueError(f"CCV attribute names: expected {CCV_SIZE}, got {len(names)}")
-    labels = list(names) if names is not None else [f"attribute {i + 1}" for i in range(CCV_SIZE)]
+    labels = list(names) if names is not None else [a.name for a in CCV_ATTRIBUTES]
     by_chart: dict[str, tuple[tuple[int, ...], str]] = {}
     conflicts: dict[str, list[str]] = {}
     for s in samples:
@@ -258,12 +259,15 @@ def ccv_tables(samples: Sequence[Sample], base_dir: Path | None,
                 for key, ids in conflicts.items()]
     vectors = [ccv for key, (ccv, _) in by_chart.items() if key not in conflicts]
     n = len(vectors)
-    attr_rows: list[list[Any]] = [[i + 1, labels[i], sum(v[i] for v in vectors),
+    groups = [a.group if names is None else "" for a in CCV_ATTRIBUTES]
+    attr_rows: list[list[Any]] = [[i + 1, groups[i], labels[i], sum(v[i] for v in vectors),
                                    _share(sum(v[i] for v in vectors), n)] for i in range(CCV_SIZE)]
+    definitions = "; ".join(f"{a.name} = 1: {a.complex}" for a in CCV_ATTRIBUTES)
     attrs = StatTable("ccv_attributes", "CCV attribute proportions (DomainCQA Table 4)",
-                      ["dimension", "attribute", "charts", "share of charts"], attr_rows,
+                      ["dimension", "complexity", "attribute", "charts", "share of charts"], attr_rows,
                       frozenset({"share of charts"}),
-                      note=f"Each chart counted once, by image (n = {n} charts with a CCV).")
+                      note=f"Each chart counted once, by image (n = {n} charts with a CCV)." + (
+                          f" Attributes as defined in DomainCQA Table 3: {definitions}" if names is None else ""))
     score_counts = Counter(sum(v) for v in vectors)
     score_rows: list[list[Any]] = [[k, score_counts[k], _share(score_counts[k], n)] for k in range(CCV_SIZE + 1)]
     scores = StatTable("ccv_scores", "CCV complexity score (attributes set per chart; DomainCQA Figure 3)",

@@ -48,7 +48,8 @@ def stats_cmd(
     name: BenchArg,
     out: Annotated[Path | None, typer.Option("--out", help="Folder for the Markdown and CSV tables.")] = None,
     ccv_names: Annotated[str | None, typer.Option(
-        "--ccv-names", help="Comma-separated names of the 10 CCV attributes (default: attribute 1 … 10).")] = None,
+        "--ccv-names", help="Comma-separated names of the 10 CCV attributes (default: DomainCQA Table 3, "
+                            "Annotation … Type).")] = None,
     path: PathOpt = None, hf: HfOpt = None, revision: RevisionOpt = None, split: SplitOpt = None,
     cache_dir: CacheDirOpt = None, option: OptionOpt = None, strict: StrictOpt = False, json_out: JsonOpt = False,
 ) -> None:
