@@ -60,7 +60,8 @@ def render_cli_reference(app: typer.Typer) -> str:
     lines = ["# CLI reference", "",
              "Generated from the commands themselves (`python -m zuhyo.cli.reference > docs/cli.md`); a test keeps",
              "it in step with `--help`. Every command that does work accepts `--json` and then prints one JSON",
-             "object on stdout; progress and tables go to stderr.", ""]
+             "object on stdout; without it, results print on stdout and progress, warnings and errors on stderr.",
+             ""]
     for path, cmd in command_paths(app):
         if cmd.hidden:
             continue

@@ -3,7 +3,10 @@
 One log per (model, benchmark, prompt, judge); zuhyo's runs map to Inspect epochs (run_index + 1). Written as
 plain JSON in the EvalLog shape (no dependency on inspect-ai); a contract test reads them back with
 ``inspect_ai.log.read_eval_log`` when inspect-ai is installed. Errored predictions become samples with an
-``error`` and no score; unscored judgments carry no value (Inspect's "unscored").
+``error`` and no score. Undecided and unscored judgments are written as Inspect writes ``Score.unscored()``: value
+NaN (serialised as the JSON constant ``NaN``, which Inspect's metrics and reducers skip) and a ``reason``
+(``grader_failed`` when the judge itself failed, ``no_response`` for an empty reply, ``refusal``, else
+``undecided``), with zuhyo's verdict and reason kept in ``metadata`` and ``explanation``.
 """
 
 from __future__ import annotations
@@ -57,6 +60,23 @@ def export_inspect_logs(out: Path, dest: Path) -> list[Path]:
     return written
 
 
+def _score(j: Any, p: Any) -> dict[str, Any]:
+    """One judgment as an Inspect ``Score``: the judge's score in [0, 1], or Inspect's unscored form."""
+    score: dict[str, Any] = {"answer": j.extracted_answer or p.answer, "explanation": j.reason,
+                             "metadata": {"verdict": j.verdict, "decided_by": j.decided_by}}
+    if j.verdict in ("correct", "incorrect"):
+        score["value"] = j.score if j.score is not None else float(j.verdict == "correct")
+        return score
+    score["value"] = float("nan")
+    if j.judge_error or j.decided_by == "error":
+        score["reason"] = "grader_failed"
+    elif p.outcome in ("refusal", "empty"):
+        score["reason"] = "refusal" if p.outcome == "refusal" else "no_response"
+    else:
+        score["reason"] = "undecided"
+    return score
+
+
 def _eval_log(entry: dict, judge: str | None, preds: list[Any], judgments: dict, samples: dict,
               manifest: dict) -> dict[str, Any]:
     started = min((p.created for p in preds), default=0.0)
@@ -85,10 +105,7 @@ def _eval_log(entry: dict, judge: str | None, preds: list[Any], judgments: dict,
         else:
             item["error"] = {"message": p.error or "error", "traceback": "", "traceback_ansi": ""}
         if j is not None:
-            value: Any = j.score if j.score is not None else None
-            item["scores"][scorer] = {"value": value, "answer": j.extracted_answer or p.answer,
-                                      "explanation": j.reason, "metadata": {"verdict": j.verdict,
-                                                                            "decided_by": j.decided_by}}
+            item["scores"][scorer] = _score(j, p)
         eval_samples.append(item)
     metrics = {}
     if entry.get("mean") is not None:
