@@ -23,6 +23,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from zuhyo.errors import ZuhyoError
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+#: The newest migration in ``migrations/versions`` (a test checks it against Alembic's head), so that opening
+#: a current workspace does not need to import Alembic at all.
+HEAD_REVISION = "0002"
 #: Seconds a SQLite writer waits for another writer's lock before failing.
 BUSY_TIMEOUT_S = 60.0
 #: Any fixed number: the PostgreSQL advisory lock that serialises concurrent migrations of one database.
@@ -113,13 +116,17 @@ def head_revision() -> str:
 
 
 def current_revision(db: Database) -> str | None:
-    """The migration the database is at (None for an empty database)."""
-    from alembic.runtime.migration import MigrationContext
+    """The migration the database is at (None for an empty database); read without importing Alembic."""
+    from sqlalchemy import inspect, text
 
     with db.engine.connect() as conn:
-        rev = MigrationContext.configure(conn).get_current_revision()
+        if not inspect(conn).has_table("alembic_version"):
+            return None
+        rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
         conn.rollback()
-    return rev
+    if len(rows) > 1:
+        raise WorkspaceError(f"workspace database {db.url!r} has several migration heads: {', '.join(rows)}")
+    return rows[0] if rows else None
 
 
 def upgrade(db: Database, target: str = "head") -> tuple[str | None, str | None]:
@@ -128,12 +135,14 @@ def upgrade(db: Database, target: str = "head") -> tuple[str | None, str | None]
     Runs inside one write transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: under an advisory lock), so two
     processes opening an old workspace at once migrate it once.
     """
+    before = current_revision(db)
+    if target == "head" and before == HEAD_REVISION:
+        return before, before
     from alembic import command
     from alembic.script import ScriptDirectory
     from alembic.util.exc import CommandError
 
     script = ScriptDirectory.from_config(_alembic_config())
-    before = current_revision(db)
     if before is not None:
         try:
             script.get_revision(before)

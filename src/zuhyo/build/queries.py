@@ -50,10 +50,9 @@ def status(ws: Workspace) -> dict[str, Any]:
         n_documents = s.scalar(select(func.count()).select_from(Document)) or 0
         n_figures = s.scalar(select(func.count()).select_from(FigureRow)) or 0
         stages: dict[str, dict[str, Any]] = {}
-        by_kind = dict(s.execute(select(Source.kind, func.count(FigureRow.id))
-                                 .join(Document, Document.source_id == Source.id)
-                                 .join(FigureRow, FigureRow.document_id == Document.id).group_by(Source.kind))
-                       .tuples().all())
+        by_kind = {kind: n for kind, n in s.execute(
+            select(Source.kind, func.count(FigureRow.id)).join(Document, Document.source_id == Source.id)
+            .join(FigureRow, FigureRow.document_id == Document.id).group_by(Source.kind))}
         stages["collect"] = {"figures": n_figures, "documents": n_documents, "by_kind": by_kind}
         decided = _decisions_by_figure(s)
         for figure_decisions in decided.values():
@@ -61,7 +60,7 @@ def status(ws: Workspace) -> dict[str, Any]:
                 counts = stages.setdefault(stage, {})
                 counts[decision] = counts.get(decision, 0) + 1
         errors = s.execute(select(ItemError.stage, func.count()).where(ItemError.resolved_at.is_(None))
-                           .group_by(ItemError.stage)).tuples().all()
+                           .group_by(ItemError.stage))
         for stage, n in errors:
             stages.setdefault(stage, {})["errors"] = n
         for run in s.scalars(select(StageRun).order_by(StageRun.id)):

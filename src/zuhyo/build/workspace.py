@@ -90,7 +90,7 @@ class Workspace:
                 f"[images]\nstore = {_toml_str(images_dir)}\n")
         ws = cls._from_config(root, tomllib.loads(text))
         try:
-            upgrade(ws.db)
+            _checked(upgrade, ws.db)
         except BaseException:
             ws.close()
             raise
@@ -113,7 +113,7 @@ class Workspace:
             raise WorkspaceError(f"{cfg_path}: not valid TOML: {e}") from None
         ws = cls._from_config(root, config)
         try:
-            before, after = upgrade(ws.db)
+            before, after = _checked(upgrade, ws.db)
             ws.migrated_from = before if before != after else None
         except BaseException:
             ws.close()
@@ -174,6 +174,18 @@ class RunHandle:
     def __init__(self, run_id: int) -> None:
         self.id = run_id
         self.counts: dict[str, Any] = {}
+
+
+def _checked(migrate: Any, db: Database) -> tuple[str | None, str | None]:
+    """Run ``migrate(db)``; a database that cannot be reached becomes a one-line :class:`WorkspaceError`."""
+    from sqlalchemy.exc import OperationalError
+
+    try:
+        result: tuple[str | None, str | None] = migrate(db)
+    except OperationalError as e:
+        first_line = str(e.orig).strip().splitlines()[0] if e.orig is not None else str(e)
+        raise WorkspaceError(f"cannot use the workspace database {_redact(db.url)}: {first_line}") from None
+    return result
 
 
 def _redact(url: str) -> str:

@@ -18,11 +18,11 @@ _BUILD_EXTRA = "the construction workspace needs SQLAlchemy and Alembic: pip ins
 
 def require_build_extra() -> None:
     """Fail with the install hint when SQLAlchemy or Alembic (the ``[build]`` extra) is missing."""
-    try:
-        import alembic  # noqa: F401
-        import sqlalchemy  # noqa: F401
-    except ModuleNotFoundError as e:
-        fail(f"{_BUILD_EXTRA} ({e.name} is missing)")
+    from importlib.util import find_spec
+
+    for name in ("sqlalchemy", "alembic"):
+        if find_spec(name) is None:  # found without importing: alembic is only imported to migrate
+            fail(f"{_BUILD_EXTRA} ({name} is missing)")
 
 
 def open_workspace(path: Path) -> Workspace:

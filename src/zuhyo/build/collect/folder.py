@@ -98,9 +98,9 @@ def collect_folder(ws: Workspace, folder: Path | str, *, captions: Path | str | 
     with ws.run(STAGE, params) as run:
         with ws.db.write() as s:
             source_id = get_or_create_source(s, KIND, str(folder), title=folder.name).id
-            existing = set(s.execute(select(Document.locator, FigureRow.locator)
-                                     .join(FigureRow, FigureRow.document_id == Document.id)
-                                     .where(Document.source_id == source_id)).tuples())
+            existing = {(doc, fig) for doc, fig in s.execute(
+                select(Document.locator, FigureRow.locator).join(FigureRow, FigureRow.document_id == Document.id)
+                .where(Document.source_id == source_id))}
         for rel in files:
             doc_locator = rel.rsplit("/", 1)[0] if "/" in rel else ROOT_DOCUMENT
             fields = by_file.get(rel, {})
