@@ -55,6 +55,8 @@ class EvalConfig:
     runs: int = 3
     concurrency: int = 16
     judge: str | None = "auto"
+    answer_cleaning: str = "faithful"
+    """How the scored answer is read from a reply: faithful (each benchmark's official pipeline) | lenient."""
     limit: int | None = None
     generation: GenerationConfig = field(default_factory=GenerationConfig)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
@@ -76,6 +78,7 @@ class EvalConfig:
             "prompts": list(self.prompts),
             "runs": self.runs,
             "judge": self.judge,
+            "answer_cleaning": self.answer_cleaning,
             "limit": self.limit,
             "generation": asdict(self.generation),
             "max_image_pixels": self.max_image_pixels,

@@ -79,23 +79,12 @@ def render_prompt(sample: Sample, style: str, ocr_text: str | None = None) -> Re
     return RenderedPrompt(text=text, template=name, version=version)
 
 
-_ANSWER_MARKERS = re.compile(
-    r"(?:\*\*)?(?:final\s+answer|answer|答え|回答|解答)(?:\*\*)?\s*[:：]\s*|the\s+answer\s+is\s*[:：]?\s*",
-    re.IGNORECASE,
-)
-
-
 def extract_final_answer(response: str, style: str) -> str:
-    """The final answer in a reply: for CoT the text after the last ``Answer:`` (also 答え:/回答:, "The answer
-    is"), first line only; for Direct the whole reply. Markdown emphasis and trailing punctuation are stripped.
-    When a CoT reply has no marker, the whole reply is returned (the judge then extracts; nothing is discarded).
+    """The final answer stored with a prediction: the ``lenient`` cleaning of
+    :func:`zuhyo.evaluate.judges.answer_extraction.lenient_answer` (for CoT the first line after the last
+    ``Answer:``/答え:/回答:/"The answer is"; Markdown and trailing punctuation stripped). Scoring recomputes the
+    answer from the full reply with the run's answer cleaning (``faithful`` by default), so this is for display.
     """
-    text = response.strip()
-    if style != "direct":
-        matches = list(_ANSWER_MARKERS.finditer(text))
-        if matches:
-            tail = text[matches[-1].end():].strip()
-            text = tail.splitlines()[0].strip() if tail else ""
-    text = text.strip().strip("*_`").strip()
-    text = re.sub(r"^\$+|\$+$", "", text).strip()
-    return text.rstrip("。．.").strip() if len(text) > 1 else text
+    from zuhyo.evaluate.judges.answer_extraction import lenient_answer
+
+    return lenient_answer(response, style)

@@ -76,6 +76,8 @@ class JudgmentRecord(BaseModel):
     """SHA-256 of the judged response: a changed prediction invalidates the judgment."""
     judge_error: bool = False
     """True when the judge itself failed (e.g. its API was down): re-judged on the next `zuhyo score`."""
+    answer_cleaning: str | None = None
+    """How the judged answer was read from the reply: faithful | lenient (None: written before the option)."""
     created: float = 0.0
 
     @property

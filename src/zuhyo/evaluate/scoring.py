@@ -1,7 +1,9 @@
 """The judging stage: over stored predictions, separate from inference (`zuhyo score` re-runs only this).
 
-Each ok prediction gets one judgment per judge, appended to ``judgments.jsonl``. A judgment is reused while the
-prediction's response is unchanged; a judge that failed (its API down) is retried next time. Judge calls are
+Each ok prediction gets one judgment per judge, appended to ``judgments.jsonl``. What the judge sees as the answer
+is read from the full reply with the chosen answer cleaning (:func:`~zuhyo.evaluate.judges.answer_extraction.
+scored_answer`: ``faithful`` by default, ``lenient`` on request). A judgment is reused while the prediction's
+response and the answer cleaning are unchanged; a judge that failed (its API down) is retried next time. Judge calls are
 cached in ``judge_cache.jsonl`` by (judge id, prompt version, question, references, response, item metadata), so
 identical responses across runs and prompts cost one call.
 """
@@ -15,7 +17,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from zuhyo.evaluate.judges.answer_extraction import DEFAULT_ANSWER_CLEANING, check_answer_cleaning, scored_answer
 from zuhyo.evaluate.judges.base import Judge, JudgeInput, Verdict
+from zuhyo.evaluate.prompting import prompt_family
 from zuhyo.evaluate.records import JudgmentRecord, PredictionRecord
 from zuhyo.evaluate.store import JUDGE_CACHE, AppendLog, RunStore, read_records
 from zuhyo.schema import Sample
@@ -26,6 +30,7 @@ class ScoringStats:
     """What the judging stage did."""
 
     judge: str
+    answer_cleaning: str = DEFAULT_ANSWER_CLEANING
     judged: int = 0
     reused: int = 0
     cache_hits: int = 0
@@ -54,11 +59,12 @@ def judge_cache_key(judge: Judge, item: JudgeInput) -> str:
 
 
 async def score_predictions(store: RunStore, samples: dict[tuple[str, str], Sample], judge: Judge, *,
-                            concurrency: int = 16,
+                            concurrency: int = 16, answer_cleaning: str = DEFAULT_ANSWER_CLEANING,
                             progress: Callable[[int], None] | None = None,
                             on_total: Callable[[int], None] | None = None) -> ScoringStats:
-    """Judge every ok prediction in ``store`` that has no valid judgment by ``judge`` yet."""
-    stats = ScoringStats(judge=judge.id)
+    """Judge every ok prediction in ``store`` that has no valid judgment by ``judge`` (with this answer cleaning)
+    yet."""
+    stats = ScoringStats(judge=judge.id, answer_cleaning=check_answer_cleaning(answer_cleaning))
     predictions = [p for p in store.latest_predictions().values() if p.status == "ok"]
     existing = store.latest_judgments()
     cache: dict[str, Verdict] = {}
@@ -76,7 +82,8 @@ async def score_predictions(store: RunStore, samples: dict[tuple[str, str], Samp
                 stats.error_examples.append(f"{p.benchmark}/{p.sample_id}: prediction has no sample in the benchmark")
             continue
         prev = existing.get((*p.key, judge.id))
-        if prev is not None and not prev.judge_error and prev.response_sha == sha256_text(p.response or ""):
+        if (prev is not None and not prev.judge_error and prev.response_sha == sha256_text(p.response or "")
+                and prev.answer_cleaning == answer_cleaning):
             stats.reused += 1
             _count(stats, prev.verdict, prev.decided_by)
             continue
@@ -89,7 +96,8 @@ async def score_predictions(store: RunStore, samples: dict[tuple[str, str], Samp
     inflight: dict[str, asyncio.Future[Verdict]] = {}
 
     async def judge_one(p: PredictionRecord, sample: Sample) -> None:
-        item = JudgeInput(question=sample.question, references=tuple(sample.answers), response=p.answer or "",
+        answer = scored_answer(p.response or "", p.prompt, prompt_family(sample), answer_cleaning)
+        item = JudgeInput(question=sample.question, references=tuple(sample.answers), response=answer,
                           raw_response=p.response, sample=sample)
         ck = judge_cache_key(judge, item)
         failed = False
@@ -110,6 +118,8 @@ async def score_predictions(store: RunStore, samples: dict[tuple[str, str], Samp
                     failed = True
                     verdict = Verdict(verdict="unscored", reason=f"judge failed: {type(e).__name__}: {e}",
                                       decided_by="error")
+            if verdict.extracted_answer is None and not failed:  # metrics extract nothing: show what they scored
+                verdict = verdict.model_copy(update={"extracted_answer": answer})
             fut.set_result(verdict)
             del inflight[ck]
             if not failed:
@@ -120,7 +130,7 @@ async def score_predictions(store: RunStore, samples: dict[tuple[str, str], Samp
             if len(stats.error_examples) < 20:
                 stats.error_examples.append(f"{p.benchmark}/{p.sample_id} [{p.model} {p.prompt} run {p.run_index}]: "
                                             f"{verdict.reason}")
-        log.append(JudgmentRecord(**_record_fields(p, judge, verdict, failed)))
+        log.append(JudgmentRecord(**_record_fields(p, judge, verdict, failed), answer_cleaning=answer_cleaning))
         stats.judged += 1
         _count(stats, verdict.verdict, verdict.decided_by)
         if progress is not None:

@@ -84,6 +84,12 @@ async def _run_eval(config: EvalConfig, reporter: ProgressReporter | None) -> di
     backends = [build_backend(spec, replace(options, endpoints=config.endpoints) if i == 0 else options)
                 for i, spec in enumerate(config.models)]
     # Build the judge before inference so a bad judge spec fails in a second, not after the run.
+    from zuhyo.evaluate.judges.answer_extraction import check_answer_cleaning
+
+    try:
+        check_answer_cleaning(config.answer_cleaning)
+    except ValueError as e:
+        raise ZuhyoError(str(e)) from None
     judge = build_judge(config.judge, JudgeOptions(api_key=config.api_key, timeout_s=config.timeout_s)) \
         if config.judge else None
     manifest["baselines"] = sorted(set(manifest["baselines"]) | {b.spec for b in backends if b.is_baseline})
@@ -101,7 +107,8 @@ async def _run_eval(config: EvalConfig, reporter: ProgressReporter | None) -> di
             await b.aclose()
     scoring = None
     if judge is not None:
-        scoring = await _score(store, _samples_by_key(benches), judge, config.concurrency, reporter)
+        scoring = await _score(store, _samples_by_key(benches), judge, config.concurrency, reporter,
+                               config.answer_cleaning)
     summary = _write_summary(store, benches, manifest)
     summary["inference"] = asdict(inference)
     summary["scoring"] = asdict(scoring) if scoring else None
@@ -113,10 +120,11 @@ async def _run_eval(config: EvalConfig, reporter: ProgressReporter | None) -> di
 
 
 async def _score(store: RunStore, samples: dict[tuple[str, str], Sample], judge: Judge, concurrency: int,
-                 reporter: ProgressReporter | None) -> ScoringStats:
+                 reporter: ProgressReporter | None, answer_cleaning: str) -> ScoringStats:
     try:
         if reporter is None:
-            return await score_predictions(store, samples, judge, concurrency=concurrency)
+            return await score_predictions(store, samples, judge, concurrency=concurrency,
+                                           answer_cleaning=answer_cleaning)
         holder: dict[str, Any] = {}
 
         def on_total(n: int) -> None:
@@ -125,6 +133,7 @@ async def _score(store: RunStore, samples: dict[tuple[str, str], Sample], judge:
 
         try:
             return await score_predictions(store, samples, judge, concurrency=concurrency,
+                                           answer_cleaning=answer_cleaning,
                                            progress=lambda n: holder["advance"](n), on_total=on_total)
         finally:
             if "ctx" in holder:
@@ -149,8 +158,15 @@ def _write_summary(store: RunStore, benches: list[LoadedBenchmark], manifest: di
 
 
 def rescore(out: Path, judge_spec: str, *, concurrency: int = 16, api_key: str | None = None,
-            reporter: ProgressReporter | None = None) -> dict[str, Any]:
-    """Judge stored predictions of run set ``out`` with ``judge_spec`` (no inference) and rewrite the summary."""
+            reporter: ProgressReporter | None = None, answer_cleaning: str = "faithful") -> dict[str, Any]:
+    """Judge stored predictions of run set ``out`` with ``judge_spec`` (no inference) and rewrite the summary;
+    ``answer_cleaning`` (faithful | lenient) says how the scored answer is read from each reply."""
+    from zuhyo.evaluate.judges.answer_extraction import check_answer_cleaning
+
+    try:
+        check_answer_cleaning(answer_cleaning)
+    except ValueError as e:
+        raise ZuhyoError(str(e)) from None
     store = RunStore(out)
     manifest = store.read_json(MANIFEST)
     if manifest is None:
@@ -163,7 +179,7 @@ def rescore(out: Path, judge_spec: str, *, concurrency: int = 16, api_key: str |
     judge = build_judge(judge_spec, JudgeOptions(api_key=api_key))
 
     async def go() -> ScoringStats:
-        return await _score(store, _samples_by_key(benches), judge, concurrency, reporter)
+        return await _score(store, _samples_by_key(benches), judge, concurrency, reporter, answer_cleaning)
 
     scoring = asyncio.run(go())
     summary = _write_summary(store, benches, manifest)

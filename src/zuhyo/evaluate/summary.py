@@ -5,6 +5,11 @@ sample std over runs (ddof = 1, as the HakushoBench paper reports mean ± std ov
 unscored (undecided or judge failure: excluded, never counted wrong) and errored items (the model call failed),
 and per-category means (image type, difficulty flag, AstroChart category and aspect, ChartQAPro question type,
 CharXiv kind). Categories are averaged per run first, then mean ± std over runs, like the overall score.
+
+Because the mean leaves unscored items out, every entry also carries its *coverage*, ``n_scored / n_total``
+(``n_total`` = runs × benchmark items), and ``mean_unscored_as_wrong``: per run, the sum of scores over every
+item of the benchmark (unscored, errored and missing items count 0), then the mean over runs. A mean with low
+coverage is a statement about the scored part only (the CLI warns below :data:`LOW_COVERAGE`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from zuhyo.evaluate.records import JudgmentRecord, PredictionRecord
 from zuhyo.schema import Sample
 
 SUMMARY_SCHEMA_VERSION = 1
+LOW_COVERAGE = 0.9
+"""Coverage under which the CLI warns that a mean speaks for part of the items only."""
 
 
 def mean_std(values: list[float]) -> tuple[float | None, float | None]:
@@ -82,6 +89,17 @@ def build_summary(predictions: Iterable[PredictionRecord], judgments: Iterable[J
     return {"schema_version": SUMMARY_SCHEMA_VERSION, "entries": entries}
 
 
+def _cleaning(jlist: list[JudgmentRecord]) -> str | None:
+    """The answer cleaning the entry's judgments used ("mixed" when they differ; None without judgments)."""
+    used = {j.answer_cleaning or "unknown" for j in jlist}
+    return None if not used else used.pop() if len(used) == 1 else "mixed"
+
+
+def low_coverage_entries(summary: dict[str, Any], threshold: float = LOW_COVERAGE) -> list[dict[str, Any]]:
+    """Entries whose coverage (scored / total) is below ``threshold`` (judge-less entries are not judged)."""
+    return [e for e in summary.get("entries", []) if e.get("coverage") is not None and e["coverage"] < threshold]
+
+
 def _entry(model: str, bench: str, prompt: str, judge: str | None, plist: list[PredictionRecord],
            jlist: list[JudgmentRecord], samples: dict[tuple[str, str], Sample], runs: int, n_bench: int,
            baselines: set[str]) -> dict[str, Any]:
@@ -115,29 +133,49 @@ def _entry(model: str, bench: str, prompt: str, judge: str | None, plist: list[P
             errors[p.run_index] += 1
     run_rows = []
     accs = []
+    strict_accs = []
     for r in range(runs):
         scores = per_run_scores.get(r, [])
         acc = statistics.fmean(scores) if scores else None
         if acc is not None:
             accs.append(acc)
+        if judge is not None and n_bench:
+            strict_accs.append(sum(scores) / n_bench)
         present = sum(1 for p in plist if p.run_index == r)
         run_rows.append({"run_index": r, "accuracy": _round(acc), "n_scored": len(scores),
                          "n_unscored": unscored.get(r, 0), "n_errors": errors.get(r, 0),
                          "n_missing": max(0, n_bench - present)})
     mean, std = mean_std(accs)
+    strict_mean, strict_std = mean_std(strict_accs)
+    n_total = runs * n_bench
+    n_scored = sum(len(per_run_scores.get(r, [])) for r in range(runs))
+    cat_items: dict[tuple[str, str], int] = defaultdict(int)
+    for (b, _sid), sample in samples.items():
+        if b == bench:
+            for axis, values in sample_categories(sample).items():
+                for v in values:
+                    cat_items[(axis, v)] += 1
     by_category: dict[str, dict[str, Any]] = defaultdict(dict)
-    for (axis, value), run_scores in sorted(per_run_cat.items()):
+    cat_keys = set(per_run_cat) | (set(cat_items) if judge is not None else set())
+    for axis, value in sorted(cat_keys):
+        run_scores = per_run_cat.get((axis, value), {})
         run_means = [statistics.fmean(v) for _, v in sorted(run_scores.items()) if v]
         m, s = mean_std(run_means)
-        by_category[axis][value] = {"mean": _round(m), "std": _round(s),
-                                    "n": sum(len(v) for v in run_scores.values())}
+        n = sum(len(v) for v in run_scores.values())
+        total = runs * cat_items[(axis, value)]
+        by_category[axis][value] = {"mean": _round(m), "std": _round(s), "n": n, "n_total": total,
+                                    "coverage": _round(n / total) if total else None}
     return {
         "model": model, "benchmark": bench, "prompt": prompt, "judge": judge,
         "baseline": model in baselines,
         "runs": run_rows,
         "mean": _round(mean), "std": _round(std),
         "n_samples": n_bench,
-        "n_scored": sum(r["n_scored"] for r in run_rows),
+        "n_total": n_total,
+        "coverage": _round(n_scored / n_total) if n_total and judge is not None else None,
+        "mean_unscored_as_wrong": _round(strict_mean), "std_unscored_as_wrong": _round(strict_std),
+        "answer_cleaning": _cleaning(jlist),
+        "n_scored": n_scored,
         "n_unscored": sum(r["n_unscored"] for r in run_rows),
         "n_errors": sum(r["n_errors"] for r in run_rows),
         "n_missing": sum(r["n_missing"] for r in run_rows),

@@ -3,6 +3,18 @@
 HakushoBench's CoT protocol asks for a last line ``Answer: $ANSWER``; its final answer is the text after the last
 ``Answer:`` (llm-jp/simple-evals-mm; see shared/data/notes/hakushobench_schema.md). Japanese replies often use
 ``答え:``, ``回答:`` or ``解答:`` instead, and models wrap answers in Markdown, LaTeX ``\\boxed{}`` or quotes.
+
+What reaches a judge or metric is chosen by an *answer cleaning* (:func:`scored_answer`):
+
+- ``faithful`` (the default) passes what the benchmark's official pipeline passes: for CoT replies the text after
+  the last ``Answer\\s*[:：]\\s*(.+)`` match, stripped, else the whole reply (llm-jp/simple-evals-mm
+  ``CoTSampler``; case-sensitive, so ``回答：`` or ``The answer is`` are not markers); for ChartQAPro's CoT prompt,
+  which asks for "The answer is X" (ChartQAPro paper, Table 7), the text after the last "The answer is"; for
+  Direct replies the raw reply, untouched (ChartQA's pix2struct ``relaxed_correctness`` and ChartQAPro's
+  ``evaluate_predictions.py`` see the raw prediction: ``**Facebook**``, ``$12`` or ``Yes.`` are not cleaned);
+- ``lenient`` adds zuhyo's cleaning on top (more answer markers such as ``回答：``/"the answer is", Markdown,
+  ``$``, backquotes and trailing full stops stripped): kinder to chatty models, but not comparable with
+  published numbers.
 """
 
 from __future__ import annotations
@@ -21,6 +33,53 @@ _TRAILING_PUNCT = "。．.、,，!！?？:：;；"
 # Sentence endings that carry no content ("25%です。" answers the same as "25%").
 _COPULA = re.compile(r"(?:です|でした|である|であった|だ|となっています|となっている|となります|になります|となる)$")
 _ANSWER_PREFIX = re.compile(r"^(?:the\s+answer\s+is|answer\s+is|答えは|回答は|正解は)\s*[:：]?\s*", re.IGNORECASE)
+
+
+ANSWER_CLEANINGS = ("faithful", "lenient")
+"""Names of the answer cleanings (module docstring); ``faithful`` is the default everywhere."""
+DEFAULT_ANSWER_CLEANING = "faithful"
+_SIMPLE_EVALS_COT = re.compile(r"Answer\s*[:：]\s*(.+)")
+"""llm-jp/simple-evals-mm ``CoTSampler._ANSWER_RE`` (findall, last match, ``.strip()``; no match → the reply)."""
+_CHARTQAPRO_COT = re.compile(r"[Tt]he answer is\s*[:：]?\s*(.+)")
+_LENIENT_MARKERS = re.compile(
+    r"(?:\*\*)?(?:final\s+answer|answer|答え|回答|解答)(?:\*\*)?\s*[:：]\s*|the\s+answer\s+is\s*[:：]?\s*",
+    re.IGNORECASE,
+)
+
+
+def check_answer_cleaning(name: str) -> str:
+    """``name`` if it is a known answer cleaning, else ValueError naming the choices."""
+    if name not in ANSWER_CLEANINGS:
+        raise ValueError(f"unknown answer cleaning {name!r}; choose from {', '.join(ANSWER_CLEANINGS)}")
+    return name
+
+
+def scored_answer(reply: str, style: str, family: str, cleaning: str = DEFAULT_ANSWER_CLEANING) -> str:
+    """The text a judge or metric scores for a reply given with prompt ``style`` (direct | cot | cot+ocr) to a
+    benchmark of prompt ``family`` (see :func:`zuhyo.evaluate.prompting.prompt_family`); module docstring."""
+    check_answer_cleaning(cleaning)
+    if cleaning == "lenient":
+        return lenient_answer(reply, style)
+    if style == "direct":
+        return reply
+    pattern = _CHARTQAPRO_COT if family == "chartqapro" else _SIMPLE_EVALS_COT
+    matches = pattern.findall(reply)
+    return matches[-1].strip() if matches else reply
+
+
+def lenient_answer(reply: str, style: str) -> str:
+    """The ``lenient`` cleaning: for CoT the first line after the last ``Answer:``/``答え:``/``回答:``/``解答:``/
+    "The answer is" marker (the whole reply when there is none); then Markdown emphasis, backquotes, ``$`` and a
+    trailing full stop are stripped."""
+    text = reply.strip()
+    if style != "direct":
+        matches = list(_LENIENT_MARKERS.finditer(text))
+        if matches:
+            tail = text[matches[-1].end():].strip()
+            text = tail.splitlines()[0].strip() if tail else ""
+    text = text.strip().strip("*_`").strip()
+    text = re.sub(r"^\$+|\$+$", "", text).strip()
+    return text.rstrip("。．.").strip() if len(text) > 1 else text
 
 
 def extract_final_answer(reply: str) -> str:

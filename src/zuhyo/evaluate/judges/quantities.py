@@ -1,8 +1,13 @@
 """A short answer read as a quantity: value, unit, precision, approximation and bound qualifiers.
 
 ``約1億2000万人`` → 120,000,000 人 (approximate); ``3割5分`` → 35 %; ``二羽`` → 2 羽; ``12.5ポイント`` → 12.5 pt;
-``500千円`` → 500,000 円; ``2023年度`` → 2023 年 (fiscal years compare with years). Input is normalised text
-(:func:`~zuhyo.evaluate.judges.answer_extraction.normalize_text`) with era years already converted.
+``500千円`` → 500,000 円; ``2023年度`` → 2023 年 (fiscal years compare with years); ``1/2`` and ``2分の1`` → 0.5
+(exact). Input is normalised text (:func:`~zuhyo.evaluate.judges.answer_extraction.normalize_text`) with era
+years already converted.
+
+Change words (増/増加/上昇/拡大/減/減少/低下/縮小, increase/decrease ...) say the direction of a change, never a
+unit: :func:`split_direction` takes them (and frames such as 前年比) off before a quantity is read, so
+``3.2ポイント上昇`` is 3.2 pt going up, not 3.2 of a unit called ポイント上昇.
 """
 
 from __future__ import annotations
@@ -23,6 +28,20 @@ _CURRENCY_PREFIX = {"us$": "ドル", "$": "ドル", "¥": "円", "€": "ユー�
 _ENGLISH_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _WARI = re.compile(r"^(?P<wari>[0-9一二三四五六七八九十]+)割(?:(?P<bu>[0-9一二三四五六七八九])分)?"
                    r"(?:(?P<rin>[0-9一二三四五六七八九])厘)?$")
+_FRACTION = re.compile(r"^(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)$")
+_JA_FRACTION = re.compile(r"^(?P<den>[0-9一二三四五六七八九十百千]+)分の(?P<num>[0-9一二三四五六七八九十百千]+)$")
+_UP_WORDS = ("増加|増大|増|上昇|拡大|伸び|アップ|増えた|上がった|高くなった|多くなった"
+             "|increased|increase|rise|rose|up|growth|higher")
+_DOWN_WORDS = ("減少|減|低下|縮小|下落|ダウン|減った|下がった|低くなった|少なくなった"
+               "|decreased|decrease|decline|drop|fell|down|lower")
+_VERB_ENDING = (r"(?:した|している|していた|しました|しています|となった|となっている|となりました|になった"
+                r"|していること)?")
+_DIRECTION_SUFFIX = re.compile(
+    rf"\s*(?:の|も|だけ|分|ほど)?\s*(?:(?P<up>{_UP_WORDS})|(?P<down>{_DOWN_WORDS})){_VERB_ENDING}$")
+_DIRECTION_PREFIX = re.compile(r"^(?:(?P<up>up|increased by|increase of|rose by|grew by|an increase of)"
+                               r"|(?P<down>down|decreased by|decrease of|fell by|dropped by|a decrease of))\s+")
+_FRAME_PREFIX = re.compile(r"^(?:対?前年(?:度|同期|同月|同日)?比|前月比|前期比|前回比"
+                           r"|前年(?:度)?(?:から|より|と比べ(?:て)?)|year[- ]on[- ]year|yoy)\s*(?:で|は|、|,)?\s*")
 _NUM_RUN = re.compile(r"^(?:[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?|\.[0-9]+|[" + "".join(KANJI_DIGITS)
                       + "".join(SMALL_UNITS) + "".join(BIG_UNITS) + r"])(?:[0-9.,]|[" + "".join(KANJI_DIGITS)
                       + "".join(SMALL_UNITS) + "".join(BIG_UNITS) + r"])*")
@@ -60,10 +79,46 @@ class Quantity:
     """约/およそ/程度/about...: the value is stated as approximate."""
     bound: str = ""
     """A bound qualifier (以上, 未満, more than...), '' when none."""
+    exact: bool = False
+    """An exact fraction (1/3): its decimal expansion has no stated precision."""
 
     def rounded_to(self, quantum: Decimal) -> Decimal:
         """The value rounded (half up) to a multiple of ``quantum``."""
         return (self.value / quantum).quantize(Decimal(1), rounding=ROUND_HALF_UP) * quantum
+
+
+def split_direction(text: str) -> tuple[str, int | None, bool]:
+    """``(text without change words, direction, whether a change word was there)``: direction +1 for
+    増加/上昇/increase..., -1 for 減少/低下/decrease..., None when no word says it. Frames (前年比, 前年度から,
+    year-on-year) are dropped too: ``前年比25%増`` → ("25%", +1, True)."""
+    t = text.strip()
+    found = False
+    m = _FRAME_PREFIX.match(t)
+    if m:
+        t, found = t[m.end():], True
+    direction: int | None = None
+    m = _DIRECTION_PREFIX.match(t)
+    if m:
+        direction, t, found = (1 if m.group("up") else -1), t[m.end():], True
+    m = _DIRECTION_SUFFIX.search(t)
+    if m and (m.group("up") or m.group("down")).isascii() \
+            and t[:m.start("up" if m.group("up") else "down")][-1:].isalpha():
+        m = None  # "backup", "setup": an English word that merely ends like one
+    if m and m.start() > 0:
+        word_dir = 1 if m.group("up") else -1
+        if direction is not None and direction != word_dir:
+            return text, None, False  # "up ... 減少": not a plain change statement
+        direction, t, found = word_dir, t[:m.start()], True
+    return t.strip(), direction, found
+
+
+def is_known_unit(unit: str) -> bool:
+    """True for a unit or counter this module knows by name (人, 円, %, pt, kg ...): two different known units
+    are different things, while an unknown spelling may be a synonym."""
+    from zuhyo.evaluate.judges.units import UNIT_SCALE
+
+    return (unit in KANJI_COUNTERS or unit in UNIT_SCALE or unit in UNIT_ALIASES.values()
+            or canonical_unit(unit) != unit)
 
 
 def canonical_unit(unit: str) -> str:
@@ -115,6 +170,13 @@ def parse_quantity(text: str) -> Quantity | None:
         if t.startswith(sym):
             unit, t = name, t[len(sym):].strip()
             break
+    f = _FRACTION.match(t) or _JA_FRACTION.match(t)
+    if f and not unit:  # 1/2, 2分の1
+        num, den = parse_japanese_number(f.group("num")), parse_japanese_number(f.group("den"))
+        if num is None or not den:
+            return None
+        value = num / den
+        return Quantity(-value if negative else value, "", Decimal(0), bool(approx), bound, exact=True)
     w = _WARI.match(t)
     if w:  # 3割5分2厘 = 35.2 %
         parsed = [parse_japanese_number(w.group(g)) if w.group(g) else Decimal(0) for g in ("wari", "bu", "rin")]
@@ -141,7 +203,7 @@ def parse_quantity(text: str) -> Quantity | None:
         value, quantum = value * mult, quantum * mult
         rest = words[1] if len(words) > 1 else ""
     rest = rest.strip()
-    if re.search(r"[0-9]", rest) or len(rest) > MAX_UNIT_LENGTH:
+    if (re.search(r"[0-9]", rest) and rest not in ("m2", "m3", "km2", "cm2", "cm3")) or len(rest) > MAX_UNIT_LENGTH:
         return None
     if rest and not re.search(r"[0-9]", num_text) and not rest.startswith(KANJI_COUNTERS):
         return None  # 一般, 三菱: a word that starts with a kanji numeral

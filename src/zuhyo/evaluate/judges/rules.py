@@ -25,15 +25,23 @@ Order of the rules (the first that applies decides, per reference; several refer
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from zuhyo.evaluate.judges.abstention import is_abstention, reference_says_unanswerable
 from zuhyo.evaluate.judges.answer_extraction import compact_text, extract_final_answer, normalize_text
 from zuhyo.evaluate.judges.base import JUDGES, JudgeInput, JudgeOptions, Verdict, VerdictLabel
 from zuhyo.evaluate.judges.japanese_numbers import convert_era_years
-from zuhyo.evaluate.judges.quantities import MAX_UNIT_LENGTH, Quantity, parse_quantity
+from zuhyo.evaluate.judges.quantities import (
+    MAX_UNIT_LENGTH,
+    Quantity,
+    is_known_unit,
+    parse_quantity,
+    split_direction,
+)
+from zuhyo.evaluate.judges.units import conversion_factor
 
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 APPROX_TOLERANCE = Decimal("0.05")
 """Relative difference accepted when either side says the value is approximate (約, およそ, about)."""
 LONG_ANSWER_CHARS = 60
@@ -50,6 +58,10 @@ _ORDER_WORDS = re.compile(
 _LIST_SPLIT = re.compile(r"\s*(?:[、，;；・]|,(?!\d{3}(?!\d))|\band\b|及び|および)\s*")
 _NUMBER_IN_TEXT = re.compile(r"\d+(?:\.\d+)?")
 _NUMBER_START = re.compile(r"(?<![\d.,])[-△▲]?\d[\d,.]*[万億兆千百十]*")
+_Q_UP = re.compile(r"増|上昇|拡大|伸び|高ま|上が|多くな|\b(?:rise|rose|increase|grow|grew|gain|higher|up)\b")
+_Q_DOWN = re.compile(r"減|低下|縮小|下落|下が|落ち|少なくな|\b(?:decrease|decline|drop|fall|fell|lower|down)\b")
+_Q_CHANGE = re.compile(r"変化|増減|差|比べ|前年比|前年度比|伸び率|変動|どれだけ|どのくらい|どの程度|何ポイント|"
+                       r"\b(?:change|difference|differ|compared|how much)\b")
 
 
 @dataclass(frozen=True)
@@ -95,12 +107,49 @@ def _close(a: Decimal, b: Decimal, tol: Decimal) -> bool:
     return abs(a - b) <= tol * max(abs(a), abs(b))
 
 
+def question_direction(question: str) -> int | None:
+    """+1 when the question asks how much something rose (増加, 上昇, increase), -1 for a fall, else None."""
+    up, down = _Q_UP.search(question) is not None, _Q_DOWN.search(question) is not None
+    return 1 if up and not down else -1 if down and not up else None
+
+
+def question_asks_for_change(question: str) -> bool:
+    """True when the question asks for the size of a change or difference (増減, 差, 変化, 何ポイント, change)."""
+    return (_Q_CHANGE.search(question) is not None or _Q_UP.search(question) is not None
+            or _Q_DOWN.search(question) is not None)
+
+
+def _compare_fraction(ref: Quantity, ans: Quantity) -> Match:
+    """An exact fraction (1/3) against a decimal (0.33) or another fraction."""
+    if ref.value == ans.value:
+        return Match("correct", f"same value {ref.value.normalize():f}")
+    frac, dec = (ref, ans) if ref.exact else (ans, ref)
+    if dec.exact:
+        return Match("incorrect", "different fractions")
+    value = frac.value * 100 if dec.unit == "%" else frac.value
+    frac = replace(frac, value=value)
+    if frac.rounded_to(dec.quantum) == dec.value:
+        if dec.quantum <= Decimal("0.01") or dec.unit == "%" and dec.quantum <= 1:
+            return Match("correct", f"the fraction rounds to {dec.value.normalize():f}")
+        return Match("undecided", f"the fraction only roughly equals {dec.value.normalize():f}")
+    return Match("incorrect", f"fraction {value.normalize():f} differs from {dec.value.normalize():f}")
+
+
 def compare_quantities(ref: Quantity, ans: Quantity) -> Match:
     """Rule 5 of the module docstring."""
     if ref.unit and ans.unit and ref.unit != ans.unit:
+        factor = conversion_factor(ans.unit, ref.unit)
+        if factor is not None:  # 3200 kg against 3.2 トン
+            converted = replace(ans, value=ans.value * factor, unit=ref.unit, quantum=ans.quantum * factor)
+            m = compare_quantities(ref, converted)
+            return Match(m.label, f"{m.reason} (converted from {ans.unit})")
         if {ref.unit, ans.unit} == {"%", "pt"}:
             return Match("undecided", f"percent against percentage points ({ref.unit} vs {ans.unit})")
+        if ref.value == ans.value and not (is_known_unit(ref.unit) and is_known_unit(ans.unit)):
+            return Match("undecided", f"same value, other unit (maybe a synonym): {ans.unit} vs {ref.unit}")
         return Match("incorrect", f"unit differs: {ans.unit} vs reference {ref.unit}")
+    if ref.exact or ans.exact:
+        return _compare_fraction(ref, ans)
     if ref.bound != ans.bound:
         return Match("undecided", f"bound differs: {ans.bound or 'none'} vs reference {ref.bound or 'none'}")
     if ref.value == ans.value:
@@ -116,6 +165,44 @@ def compare_quantities(ref: Quantity, ans: Quantity) -> Match:
         return Match("undecided", "a fraction against a percentage")
     return Match("incorrect", f"value {ans.value.normalize():f}{ans.unit} differs from reference "
                               f"{ref.value.normalize():f}{ref.unit}")
+
+
+def _direction_of(q: Quantity, word_direction: int | None, text: str) -> int | None:
+    if word_direction is not None:
+        return word_direction
+    return -1 if q.value < 0 else 1 if text.startswith("+") else None
+
+
+def compare_changes(question: str, ref: str, ans: str) -> Match | None:
+    """Rule 5a: a change stated with a direction word (3.2ポイント上昇, 25%増, 前年比25%の増加) or a sign against
+    one stated without; None when neither side states a change. The sizes must agree; then the directions must
+    not disagree: a missing direction is filled from the question (何ポイント上昇したか) or left undecided."""
+    r_core, r_word_dir, r_word = split_direction(ref)
+    a_core, a_word_dir, a_word = split_direction(ans)
+    rq, aq = parse_quantity(r_core), parse_quantity(a_core)
+    if rq is None or aq is None:
+        return None
+    if not (r_word or a_word) and not (rq.value == -aq.value != 0 and question_direction(question) == -1):
+        return None  # signs alone: only "how much did it fall?" answered with -3.2 for 3.2 (or the reverse)
+    r_dir, a_dir = _direction_of(rq, r_word_dir, r_core), _direction_of(aq, a_word_dir, a_core)
+    size = compare_quantities(replace(rq, value=abs(rq.value)), replace(aq, value=abs(aq.value)))
+    if size.label != "correct":
+        return Match(size.label, f"size of the change: {size.reason}")
+    q_dir = question_direction(question)
+    if r_dir is not None and a_dir is not None:
+        return Match("correct", "same change and direction") if r_dir == a_dir else \
+            Match("incorrect", "the change goes the other way")
+    if r_dir is not None:
+        if q_dir == r_dir:
+            return Match("correct", "same size; the question names the direction")
+        return Match("undecided", "same size, but the answer gives no direction")
+    if a_dir is not None:
+        if q_dir is not None and q_dir != a_dir:
+            return Match("undecided", "same size, but the answer's direction contradicts the question")
+        if q_dir is None and not question_asks_for_change(question):
+            return Match("undecided", "the answer states a change; the question may not ask for one")
+        return Match("correct", "same size of change; the direction word is not a unit")
+    return Match("correct", f"same size of change ({size.reason})")
 
 
 def find_quantities(text: str, unit: str) -> list[Quantity]:
@@ -194,6 +281,14 @@ def compare_answer(question: str, reference: str, answer: str, *, in_list: bool 
         return Match("correct", "exact match after normalisation")
     if compact_text(ref) == compact_text(ans) and compact_text(ref):
         return Match("correct", "equal ignoring spaces and punctuation")
+    if reference_says_unanswerable(ref):
+        if is_abstention(ans):
+            return Match("correct", "the reference and the answer both say it cannot be answered")
+        if len(ans) <= SENTENCE_REFERENCE_CHARS:
+            return Match("incorrect", "the reference says the question cannot be answered; the answer gives one")
+        return Match("undecided", "the reference says the question cannot be answered")
+    if is_abstention(ans) and compact_text(ref) not in compact_text(ans):
+        return Match("incorrect", "the answer abstains (unknown / cannot tell); the reference gives an answer")
     ref_bool = _bool_of(ref)
     if ref_bool is not None:
         ans_bool = _bool_of(ans)
@@ -208,7 +303,11 @@ def compare_answer(question: str, reference: str, answer: str, *, in_list: bool 
         ref_items = split_list(ref)
         if len(ref_items) >= 2 and all(len(i) <= SENTENCE_REFERENCE_CHARS for i in ref_items):
             return _compare_lists(question, ref_items, split_list(ans))
-    ref_q = parse_quantity(ref)
+    change = compare_changes(question, ref, ans)
+    if change is not None:
+        return change
+    ref_core, _, ref_has_direction = split_direction(ref)
+    ref_q = parse_quantity(ref_core if ref_has_direction else ref)
     if ref_q is not None:
         ans_q = parse_quantity(ans)
         if ans_q is not None:

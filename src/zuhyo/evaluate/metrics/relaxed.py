@@ -42,7 +42,7 @@ def relaxed_correctness(target: str, prediction: str, max_relative_change: float
 def chartqa_relaxed(sample: Sample, response: str) -> float:
     """1.0 when the response is relaxed-correct against any reference answer, else 0.0.
 
-    Surrounding whitespace of the response is dropped (evaluation harnesses strip model output before scoring).
+    The response is compared as given, like pix2struct's ``relaxed_accuracy`` (no normalisation): ``" Yes "`` or
+    ``"Yes."`` do not match ``Yes``. Answer cleaning, when wanted, happens before (``--answer-cleaning lenient``).
     """
-    pred = response.strip()
-    return 1.0 if any(relaxed_correctness(ref.strip(), pred) for ref in sample.answers) else 0.0
+    return 1.0 if any(relaxed_correctness(ref.strip(), response) for ref in sample.answers) else 0.0
