@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import run_cli_json
+from conftest import run_cli, run_cli_json
 
 from zuhyo.benchmarks.base import BenchmarkSource, load_benchmark
 from zuhyo.testing.fake_openai import EMPTY, REFUSAL
@@ -129,7 +129,7 @@ def test_failures_are_errors_not_wrong_and_resume_fills_them(tmp_path, chartqa_d
     key, expected = _answer_key(chartqa_samples)
     down = fake_server(answers=key, fail_rate=1.0, faults=("500",))
     out = tmp_path / "run"
-    summary = run_cli_json(
+    proc = run_cli(
         *_eval_args(
             chartqa_dir,
             down.base_url,
@@ -146,8 +146,14 @@ def test_failures_are_errors_not_wrong_and_resume_fills_them(tmp_path, chartqa_d
             "0.001",
             "--limit",
             "10",
-        )
+            "--json",
+        ),
+        check=False,
     )
+    # Every request failed: the run set and summary are written, but the exit code says so.
+    assert proc.returncode == 1
+    assert "error: all 10 requests failed; first: chartqa/human/" in proc.stderr
+    summary = json.loads(proc.stdout)
     (e,) = summary["entries"]
     assert e["n_errors"] == 10 and e["n_scored"] == 0 and e["mean"] is None
     assert summary["inference"]["outcomes"] == {"http_500": 10}

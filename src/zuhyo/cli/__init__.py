@@ -31,5 +31,7 @@ def main() -> None:
     try:
         app()
     except ZuhyoError as e:
-        console.print(f"[bold red]error:[/] {e}", highlight=False)
+        from rich.markup import escape
+
+        console.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)  # one line
         raise SystemExit(1) from None

@@ -43,7 +43,7 @@ def results(json_out: bool) -> Console:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)  # one line, never wrapped
     raise typer.Exit(code)
 
 

@@ -188,19 +188,24 @@ def warn_low_coverage(summary: dict[str, Any]) -> None:
 def report_problems(summary: dict[str, Any]) -> int:
     """Say on stderr what went wrong (unreadable store lines, failed requests); the exit code: 1 when every
     request of this invocation failed (no server at the URL, wrong endpoint), else 0 (failures counted)."""
+    from rich.markup import escape
+
+    def say(line: str) -> None:
+        console.print(line, highlight=False, soft_wrap=True)
+
     read_errors = summary.get("store_read_errors") or {}
     if read_errors.get("count"):
-        console.print(f"[yellow]warning:[/] {read_errors['count']} unreadable lines in the run store were skipped; "
-                      f"first: {read_errors['examples'][0]}", highlight=False)
+        say(f"[yellow]warning:[/] {read_errors['count']} unreadable lines in the run store were skipped; "
+            f"first: {escape(read_errors['examples'][0])}")
     inf = summary.get("inference") or {}
     errors, ok = int(inf.get("errors", 0)), int(inf.get("ok", 0))
-    first = (inf.get("error_examples") or ["?"])[0]
+    first = escape((inf.get("error_examples") or ["?"])[0])
     if errors and not ok:
-        console.print(f"[bold red]error:[/] all {errors} requests failed; first: {first}", highlight=False)
+        say(f"[bold red]error:[/] all {errors} requests failed; first: {first}")
         return 1
     if errors:
-        console.print(f"[yellow]warning:[/] {errors} of {errors + ok} requests failed (kept as errors, never "
-                      f"scored; re-run the same command to retry them)", highlight=False)
+        say(f"[yellow]warning:[/] {errors} of {errors + ok} requests failed (kept as errors, never scored; re-run "
+            f"the same command to retry them)")
     return 0
 
 
@@ -212,7 +217,7 @@ def _note_default_endpoints(models: list[str]) -> None:
             from zuhyo.models.openai_compat import DEFAULT_BASE_URL
 
             console.print(f"note: --model {spec} names no @<base_url>; its requests go to {DEFAULT_BASE_URL}",
-                          highlight=False)
+                          highlight=False, markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -313,7 +318,7 @@ def register(app: typer.Typer) -> None:
         from zuhyo.evaluate.session import rescore
 
         summary = rescore(out, judge, concurrency=concurrency, api_key=_resolve_api_key(api_key_env),
-                          reporter=progress_reporter(enabled=not quiet))
+                          reporter=progress_reporter(enabled=not quiet), answer_cleaning=answer_cleaning)
         print_summary_table(summary, json_out)
         report_problems(summary)
         if json_out:

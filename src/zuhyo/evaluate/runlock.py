@@ -19,7 +19,6 @@ from pathlib import Path
 from types import TracebackType
 
 from zuhyo.errors import ZuhyoError
-from zuhyo.evaluate.store import write_error
 
 LOCK_FILE = ".zuhyo.lock"
 
@@ -67,9 +66,8 @@ class RunSetLock:
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, info, 0)
-        except OSError as e:
-            os.close(fd)
-            raise write_error(e, self.path) from None
+        except OSError:
+            pass  # only informational (e.g. a full disk): the lock itself is held; the run's own writes will say why
         self._fd = fd
 
     def release(self) -> None:

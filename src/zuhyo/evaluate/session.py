@@ -10,10 +10,11 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from zuhyo.benchmarks.base import load_benchmark
+from zuhyo.benchmarks.base import LoadResult, load_benchmark
 from zuhyo.errors import DataError, ZuhyoError
 from zuhyo.evaluate.config import BenchmarkSpec, EvalConfig
 from zuhyo.evaluate.judges.base import Judge
+from zuhyo.evaluate.runlock import RunSetLock
 from zuhyo.evaluate.runner import InferenceRunner, LoadedBenchmark
 from zuhyo.evaluate.scoring import ScoringStats, score_predictions
 from zuhyo.evaluate.store import MANIFEST, SUMMARY, RunStore
@@ -22,9 +23,21 @@ from zuhyo.schema import Sample
 
 
 class ProgressReporter(Protocol):
-    """How the library reports progress; the CLI renders it with rich, tests pass None."""
+    """How the library reports progress; the CLI renders it with rich, tests pass None.
+
+    ``task`` yields ``advance(n)``, called as items finish; where that callable also has ``add_errors(n)``, items
+    that finished with an error are reported through it as well (the plain-line reporter shows the count)."""
 
     def task(self, description: str, total: int) -> AbstractContextManager[Callable[[int], None]]: ...
+
+
+def require_samples(result: LoadResult) -> LoadResult:
+    """``result`` itself, or a :class:`DataError` when it holds no valid sample (an empty source, or every row bad)."""
+    if not result.samples:
+        why = (f"all {len(result.errors)} rows are invalid; first: {result.errors[0]}" if result.errors
+               else "the source is empty")
+        raise DataError(f"benchmark {result.benchmark!r} has no samples ({why})")
+    return result
 
 
 def load_benchmarks(specs: tuple[BenchmarkSpec, ...] | list[BenchmarkSpec], *, limit: int | None = None,
@@ -33,7 +46,7 @@ def load_benchmarks(specs: tuple[BenchmarkSpec, ...] | list[BenchmarkSpec], *, l
     loaded: list[LoadedBenchmark] = []
     errors: list[str] = []
     for spec in specs:
-        result = load_benchmark(spec.name, spec.source, strict=strict)
+        result = require_samples(load_benchmark(spec.name, spec.source, strict=strict))
         samples = result.samples[:limit] if limit else result.samples
         ids = [s.id for s in samples]
         if len(set(ids)) != len(ids):
@@ -49,7 +62,10 @@ def _samples_by_key(benches: list[LoadedBenchmark]) -> dict[tuple[str, str], Sam
 
 
 def _merge_manifest(store: RunStore, config: EvalConfig) -> dict[str, Any]:
-    """run.json accumulates benchmarks and models across invocations so `zuhyo score DIR` can reload them."""
+    """run.json accumulates benchmarks and models across invocations so `zuhyo score DIR` can reload them.
+
+    Called under the run set's lock, and the result written with the atomic ``write_json``: no concurrent
+    read-modify-write can drop another invocation's benchmark."""
     new = config.manifest()
     old = store.read_json(MANIFEST) or {}
     benches = {b["name"]: b for b in old.get("benchmarks", [])}
@@ -63,17 +79,23 @@ def _merge_manifest(store: RunStore, config: EvalConfig) -> dict[str, Any]:
 
 
 def run_eval(config: EvalConfig, reporter: ProgressReporter | None = None) -> dict[str, Any]:
-    """Run (or resume) an evaluation; returns the summary document (also written to ``out/summary.json``)."""
-    return asyncio.run(_run_eval(config, reporter))
+    """Run (or resume) an evaluation; returns the summary document (also written to ``out/summary.json``).
+
+    Holds the run set's lock throughout: a second `eval` or `score` on the same folder is refused
+    (:class:`~zuhyo.evaluate.runlock.RunSetBusyError`) instead of duplicating requests or losing a manifest entry.
+    """
+    benches, load_errors = load_benchmarks(config.benchmarks, limit=config.limit, strict=config.strict)
+    store = RunStore(config.out)
+    with RunSetLock(config.out):
+        return asyncio.run(_run_eval(config, store, benches, load_errors, reporter))
 
 
-async def _run_eval(config: EvalConfig, reporter: ProgressReporter | None) -> dict[str, Any]:
+async def _run_eval(config: EvalConfig, store: RunStore, benches: list[LoadedBenchmark], load_errors: list[str],
+                    reporter: ProgressReporter | None) -> dict[str, Any]:
     from zuhyo.evaluate.judges.base import JudgeOptions, build_judge
     from zuhyo.models.base import BackendOptions, build_backend
 
     t0 = time.perf_counter()
-    store = RunStore(config.out)
-    benches, load_errors = load_benchmarks(config.benchmarks, limit=config.limit, strict=config.strict)
     manifest = _merge_manifest(store, config)
     options = BackendOptions(api_key=config.api_key, timeout_s=config.timeout_s,
                              max_image_pixels=config.max_image_pixels, extra=dict(config.model_options))
@@ -100,7 +122,7 @@ async def _run_eval(config: EvalConfig, reporter: ProgressReporter | None) -> di
         runner.stats = type(runner.stats)()  # pending_jobs counted; run() counts again
         ctx = reporter.task("inference", len(pending)) if reporter else nullcontext(None)
         with ctx as advance:
-            runner.progress = (lambda n, ok: advance(n)) if advance else None
+            runner.progress = (lambda n, ok: _advance(advance, n, ok)) if advance else None
             inference = await runner.run(benches)
     finally:
         for b in backends:
@@ -117,6 +139,14 @@ async def _run_eval(config: EvalConfig, reporter: ProgressReporter | None) -> di
     summary["wall_s"] = round(time.perf_counter() - t0, 3)
     store.write_json(SUMMARY, summary)
     return summary
+
+
+
+def _advance(advance: Callable[[int], None], n: int, ok: bool) -> None:
+    advance(n)
+    add_errors = getattr(advance, "add_errors", None)
+    if not ok and add_errors is not None:
+        add_errors(n)
 
 
 async def _score(store: RunStore, samples: dict[tuple[str, str], Sample], judge: Judge, concurrency: int,
@@ -153,21 +183,33 @@ def _write_summary(store: RunStore, benches: list[LoadedBenchmark], manifest: di
     judgments = store.latest_judgments()
     summary = build_summary(preds.values(), judgments.values(), _samples_by_key(benches),
                             runs=int(manifest.get("runs", 1)), baselines=set(manifest.get("baselines", [])))
-    summary["store_read_errors"] = store.read_errors[:20]
+    # Said once per unreadable line (the store keeps only the latest read of each log); the CLI prints them too.
+    errors = store.read_errors
+    summary["store_read_errors"] = {"count": len(errors), "examples": errors[:20]}
     return summary
 
 
-def rescore(out: Path, judge_spec: str, *, concurrency: int = 16, api_key: str | None = None,
-            reporter: ProgressReporter | None = None, answer_cleaning: str = "faithful") -> dict[str, Any]:
+def rescore(out: Path, judge_spec: str, **kwargs: Any) -> dict[str, Any]:
     """Judge stored predictions of run set ``out`` with ``judge_spec`` (no inference) and rewrite the summary;
-    ``answer_cleaning`` (faithful | lenient) says how the scored answer is read from each reply."""
+    keyword options as :func:`_rescore`. Holds the run set's lock, like :func:`run_eval`; a missing folder is an
+    error (never created)."""
+    RunStore(out, create=False)
+    if not (out / MANIFEST).is_file():
+        raise ZuhyoError(f"{out} is not a zuhyo run set (no {MANIFEST})")
+    with RunSetLock(out):
+        return _rescore(out, judge_spec, **kwargs)
+
+
+def _rescore(out: Path, judge_spec: str, *, concurrency: int = 16, api_key: str | None = None,
+             reporter: ProgressReporter | None = None, answer_cleaning: str = "faithful") -> dict[str, Any]:
+    """``answer_cleaning`` (faithful | lenient) says how the scored answer is read from each reply."""
     from zuhyo.evaluate.judges.answer_extraction import check_answer_cleaning
 
     try:
         check_answer_cleaning(answer_cleaning)
     except ValueError as e:
         raise ZuhyoError(str(e)) from None
-    store = RunStore(out)
+    store = RunStore(out, create=False)
     manifest = store.read_json(MANIFEST)
     if manifest is None:
         raise ZuhyoError(f"{out} is not a zuhyo run set (no {MANIFEST})")
