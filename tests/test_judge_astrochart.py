@@ -77,8 +77,10 @@ def test_keypoint_reply_parsing_rejects_out_of_range() -> None:
 async def test_unparseable_keypoint_reply_is_unscored() -> None:
     s = Sample(id="o", benchmark="astrochart", question="q", answers=["a"],
                astro=AstroMeta(qa_type="FQA", category="Summary", answer_kind="open", key_points=["a"]))
-    v = await AstroChartJudge(ScriptedBackend("all of them")).judge(_item(s, "a"))
-    assert v.verdict == "unscored" and "all of them" in v.reason
+    backend = ScriptedBackend("all of them", '{"covered": [2]}', "still none")
+    v = await AstroChartJudge(backend).judge(_item(s, "a"))
+    assert v.verdict == "unscored" and "still none" in v.reason and "after 3 attempt(s)" in v.reason
+    assert "numbers in 1..1" in backend.requests[2].prompt  # the model is told what was wrong
 
 
 async def test_non_astro_items_are_unscored() -> None:
@@ -162,3 +164,16 @@ async def test_choice_compares_the_chosen_option() -> None:
     assert await verdict(listed, "B", "Either red or blue.") == "undecided"  # two of the listed options
     assert await verdict(q, "blue", "The T = 10000 K curve is red, not blue.") == "incorrect"
     assert await verdict(listed, "(B) blue", "The curve is red.") == "incorrect"
+
+
+async def test_open_item_without_key_points_has_them_extracted_by_the_judge() -> None:
+    """DomainCQA G.2: the judge extracts the reference's and the answer's key points, then matches them; a Visual
+    item without answer_kind or key_points is routed there (it was unscored: "open item without key_points")."""
+    s = Sample(id="v", benchmark="astrochart", question="What colour is the T = 10000 K curve?", answers=["blue"],
+               astro=AstroMeta(qa_type="FQA", category="Visual", aspect="Color"))
+    backend = ScriptedBackend('{"reference_points": [], "covered": []}',
+                              '{"reference_points": ["the curve is blue"], "answer_points": ["blue curve"], '
+                              '"covered": [1], "reasoning": "same colour"}')
+    v = await AstroChartJudge(backend).judge(_item(s, "The T = 10000 K curve is blue."))
+    assert v.decided_by == "astro_keypoints" and v.score == 1.0 and v.reason == "same colour (after 1 unusable reply)"
+    assert "[reference answer]: blue" in backend.requests[0].prompt and "reference_points" in backend.requests[0].prompt

@@ -13,27 +13,35 @@ else derived from category/aspect):
 - ``choice`` → the chosen option against the reference option (:func:`~zuhyo.evaluate.judges.astro_routing.
   match_choice`: a label, the option text, or a sentence naming one option);
 - ``open`` → the LLM key-point score in [0, 1] (DomainCQA's open-answer evaluation, Appendix G.2: the share of the
-  reference's key points, ``sample.astro.key_points``, that the answer covers; prompt
-  ``prompts/judges/astro_keypoints.txt``) when a model spec is given, else *unscored* with the reason. ROUGE-L
-  and BLEU-4 (Japanese-aware tokenizer) are always added to ``Verdict.metrics`` for open items.
+  reference's key points that the answer covers) when a model spec is given, else *unscored* with the reason. The
+  key points are ``sample.astro.key_points`` when given (prompt ``prompts/judges/astro_keypoints.txt``);
+  otherwise the judge extracts the key points of the reference and of the answer and matches them in one reply,
+  as G.2 describes (``prompts/judges/astro_keypoints_ref.txt``). A reply that does not validate is asked again
+  (:mod:`~zuhyo.evaluate.judges.validated_reply`, 3 attempts), then the item is unscored. ROUGE-L and BLEU-4
+  (Japanese-aware tokenizer) are always added to ``Verdict.metrics`` for open items.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from zuhyo.errors import DataError
 from zuhyo.evaluate.judges.astro_routing import match_choice, scoring_kind
 from zuhyo.evaluate.judges.base import JUDGES, JudgeInput, JudgeOptions, Verdict, verdict_from_score
-from zuhyo.evaluate.judges.llm import RAW_REPLY_LIMIT, backend_for_judge, first_json_object
+from zuhyo.evaluate.judges.llm import backend_for_judge, first_json_object
 from zuhyo.evaluate.judges.numeric_values import Extraction
+from zuhyo.evaluate.judges.validated_reply import ask_validated
 from zuhyo.evaluate.judges.value_extractor import LLMValueExtractor
 from zuhyo.evaluate.metrics.astro import axis_range, best_score, deterministic_extractions
 from zuhyo.evaluate.metrics.text_overlap import bleu4, rouge_l_f
-from zuhyo.models.base import ChatRequest, GenerationConfig, ModelBackend
+from zuhyo.models.base import ModelBackend
 from zuhyo.prompts import load_prompt
 from zuhyo.schema import Sample
+
+KEYPOINT_INSTRUCTION = "Reply with one JSON object and nothing else, of the form the first message asks for."
 
 #: Metric names of the numeric kinds (DomainCQA: retrieval by Algorithm 3, derivation by exact match).
 _NUMERIC_METRICS = {"numeric_retrieval": "astro_numeric", "numeric_exact": "astro_exact"}
@@ -59,14 +67,17 @@ def parse_keypoint_reply(text: str, n_points: int) -> list[int] | None:
 class AstroChartJudge:
     """Dispatches each AstroChart item to its scorer; the backend extracts numeric values and scores open answers."""
 
-    def __init__(self, backend: ModelBackend | None = None, max_tokens: int = 2048, extract_attempts: int = 3) -> None:
+    def __init__(self, backend: ModelBackend | None = None, max_tokens: int = 2048, attempts: int = 3) -> None:
         self.backend = backend
         self.max_tokens = max_tokens
         self.prompt = load_prompt("judges/astro_keypoints")
-        self.extractor = LLMValueExtractor(backend, attempts=extract_attempts) if backend is not None else None
+        self.prompt_ref = load_prompt("judges/astro_keypoints_ref")
+        self.attempts = attempts
+        self.extractor = LLMValueExtractor(backend, attempts=attempts) if backend is not None else None
         self.id = "astrochart" + (f":{backend.spec}" if backend is not None else "")
         extractor = f"+{self.extractor.version}" if self.extractor is not None else ""
-        self.prompt_version = f"astrochart-2+{self.prompt.name}-{self.prompt.version}{extractor}"
+        self.prompt_version = (f"astrochart-2+{self.prompt.name}-{self.prompt.version}+{self.prompt_ref.name}-"
+                               f"{self.prompt_ref.version}{extractor}")
 
     async def judge(self, item: JudgeInput) -> Verdict:
         sample = item.sample
@@ -108,31 +119,53 @@ class AstroChartJudge:
         return verdict
 
     async def _judge_open(self, item: JudgeInput, sample: Sample) -> Verdict:
+        """DomainCQA Appendix G.2: the share of the reference's key points the answer covers. The points are
+        ``sample.astro.key_points`` when given; otherwise the judge extracts them from the reference answer (and
+        the answer's own points) in the same reply, as the paper's judge does."""
         metrics = {"rouge_l": max(rouge_l_f(r, item.response) for r in item.references),
                    "bleu4": bleu4(list(item.references), item.response)}
         points = sample.astro.key_points if sample.astro else []
         if self.backend is None:
             return Verdict(verdict="unscored", reason="open answers need an LLM for the key-point score: use "
                            "astrochart:<model spec>", decided_by="astro_keypoints", metrics=metrics)
-        if not points:
-            return Verdict(verdict="unscored", reason=f"{sample.key}: open item without key_points",
-                           decided_by="astro_keypoints", metrics=metrics)
-        prompt = self.prompt.render(question=item.question, reference=item.references[0],
-                                    key_points="\n".join(f"{i}. {p}" for i, p in enumerate(points, 1)),
-                                    response=item.raw_response if item.raw_response is not None else item.response)
-        reply = await self.backend.generate(ChatRequest(prompt=prompt, image=None, config=GenerationConfig(
-            temperature=0.0, max_tokens=self.max_tokens)))
-        covered = parse_keypoint_reply(reply.text, len(points))
-        if covered is None:
-            return Verdict(verdict="unscored", reason=f"unparseable key-point reply: {reply.text[:RAW_REPLY_LIMIT]}",
-                           decided_by="astro_keypoints", metrics=metrics)
-        score = len(covered) / len(points)
-        reason = _reasoning(reply.text) or f"covers key points {covered} of {len(points)}"
+        values = {"question": item.question, "reference": item.references[0], "response": _full(item)}
+        parse: Callable[[str], tuple[tuple[list[int], int] | None, str]]
+        if points:
+            prompt = self.prompt.render(**values, key_points="\n".join(f"{i}. {p}" for i, p in enumerate(points, 1)))
+            parse = partial(_covered_of_given, n_points=len(points))
+        else:
+            prompt, parse = self.prompt_ref.render(**values), _covered_of_extracted
+        got = await ask_validated(self.backend, prompt, parse, instruction=KEYPOINT_INSTRUCTION,
+                                  attempts=self.attempts, max_tokens=self.max_tokens)
+        if got.value is None:
+            return Verdict(verdict="unscored", reason=f"{sample.key}: unparseable key-point reply "
+                           f"{got.failure(self.attempts)}", decided_by="astro_keypoints", metrics=metrics)
+        covered, n = got.value
+        score = len(covered) / n
+        reason = (_reasoning(got.text) or f"covers key points {covered} of {n}") + got.note()
         return verdict_from_score(score, "astro_keypoints", reason=reason, keypoint_score=score, **metrics)
 
     async def aclose(self) -> None:
         if self.backend is not None:
             await self.backend.aclose()
+
+
+def _covered_of_given(text: str, n_points: int) -> tuple[tuple[list[int], int] | None, str]:
+    covered = parse_keypoint_reply(text, n_points)
+    return (None, f"no JSON object with 'covered' numbers in 1..{n_points}") if covered is None \
+        else ((covered, n_points), "")
+
+
+def _covered_of_extracted(text: str) -> tuple[tuple[list[int], int] | None, str]:
+    """The reply of the prompt that extracts the reference's key points itself: (covered, number of points)."""
+    obj = first_json_object(text)
+    points = obj.get("reference_points") if obj else None
+    if not isinstance(points, list) or not points or not all(isinstance(p, str) and p.strip() for p in points):
+        return None, "no non-empty 'reference_points' list of strings"
+    covered = parse_keypoint_reply(text, len(points))
+    if covered is None:
+        return None, f"no 'covered' list of numbers in 1..{len(points)}"
+    return (covered, len(points)), ""
 
 
 def _full(item: JudgeInput) -> str:

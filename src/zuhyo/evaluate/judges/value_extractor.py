@@ -6,8 +6,9 @@ derivation; Algorithm 3 step 4, "Extract numerical values from both Reference an
 the reply must be a JSON list of ``{"value": <number>, "unit": <str or null>}`` (bare numbers and numeric strings
 such as ``"2.1e4 km/s"`` are accepted too).
 
-Like the LLM judge (:mod:`zuhyo.evaluate.judges.llm`): a reply that does not validate is asked again, up to
-``attempts`` times in all, with the previous reply and what was wrong with it; a reply still unusable after that
+Like the LLM judge (:mod:`zuhyo.evaluate.judges.llm`), through :func:`~zuhyo.evaluate.judges.validated_reply.
+ask_validated`: a reply that does not validate is asked again, up to ``attempts`` times in all, with the previous
+reply and what was wrong with it; a reply still unusable after that
 makes the item **unscored** (excluded and counted, never 0); a failed model call raises, so the scoring stage
 records a judge error and retries the item on the next run. The verdicts are cached by the scoring stage (judge id
 and prompt version include this extractor's); within one judge, extractions are also kept by (question,
@@ -22,16 +23,14 @@ import re
 from typing import Any
 
 from zuhyo.evaluate.judges.astro_units import UNIT, parse_unit
-from zuhyo.evaluate.judges.llm import RAW_REPLY_LIMIT
 from zuhyo.evaluate.judges.numeric_values import Extraction, Quantity, find_quantities, prepare
-from zuhyo.models.base import ChatRequest, GenerationConfig, ModelBackend
+from zuhyo.evaluate.judges.validated_reply import ask_validated
+from zuhyo.models.base import ModelBackend
 from zuhyo.prompts import load_prompt
-from zuhyo.schema import Turn
 
 PROMPT = "judges/astro_values"
-RETRY_PROMPT = ("Your reply could not be used: {problem}. Reply with one JSON list and nothing else, of the form "
-                "[{{\"value\": <number>, \"unit\": \"<unit>\" or null}}, ...] "
-                "(an empty list when the answer gives no value).")
+INSTRUCTION = ('Reply with one JSON list and nothing else, of the form [{"value": <number>, "unit": "<unit>" or '
+               "null}, ...] (an empty list when the answer gives no value).")
 
 
 def _first_json_list(text: str) -> Any:
@@ -105,26 +104,15 @@ class LLMValueExtractor:
     async def extract(self, question: str, response: str) -> Extraction:
         """The values ``response`` gives as its answer; ``values`` is None when no reply validated."""
         key = (question, response)
-        if key in self._done:
-            return self._done[key]
-        config = GenerationConfig(temperature=0.0, max_tokens=self.max_tokens)
-        prompt = self.prompt.render(question=question, response=response)
-        request = ChatRequest(prompt=prompt, image=None, config=config)
-        problems: list[str] = []
-        for _ in range(self.attempts):
-            reply = await self.backend.generate(request)
-            values, problem = parse_values_reply(reply.text)
-            if values is not None:
-                listed = ", ".join(str(v) for v in values) or "none"
-                retried = f" (after {len(problems)} unusable repl{'y' if len(problems) == 1 else 'ies'})" \
-                    if problems else ""
-                result = Extraction(tuple(values), "llm", f"values extracted by the LLM{retried}: {listed}")
-                break
-            problems.append(f"{problem}: {reply.text[:RAW_REPLY_LIMIT]}")
-            request = ChatRequest(prompt=RETRY_PROMPT.format(problem=problem), image=None, config=config,
-                                  context=(*request.context, Turn(question=request.prompt, answer=reply.text)))
-        else:
-            result = Extraction(None, "llm", f"unparseable value-extraction reply after {self.attempts} "
-                                             f"attempt(s): {problems[-1]}")
-        self._done[key] = result
-        return result
+        if key not in self._done:
+            got = await ask_validated(self.backend, self.prompt.render(question=question, response=response),
+                                      parse_values_reply, instruction=INSTRUCTION, attempts=self.attempts,
+                                      max_tokens=self.max_tokens)
+            if got.value is None:
+                self._done[key] = Extraction(None, "llm", f"unparseable value-extraction reply "
+                                                          f"{got.failure(self.attempts)}")
+            else:
+                listed = ", ".join(str(v) for v in got.value) or "none"
+                self._done[key] = Extraction(tuple(got.value), "llm",
+                                             f"values extracted by the LLM{got.note()}: {listed}")
+        return self._done[key]
