@@ -19,7 +19,7 @@ _SHOWN_ERRORS = 20
 
 @collect_app.command("folder")
 def folder_cmd(
-    path: WsArg,
+    ws: WsArg,
     folder: Annotated[Path, typer.Argument(help="Folder of images (read recursively; hidden files skipped).")],
     captions: Annotated[Path | None, typer.Option("--captions", help="CSV with a `file` column (path relative to "
                                                                      "FOLDER, or file name) and caption, "
@@ -28,10 +28,10 @@ def folder_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Collect a plain folder of images; corrupt and non-image files are recorded as errors; resumable."""
-    with open_workspace(path) as ws, _progress(quiet=json_out) as (on_start, on_item):
+    with open_workspace(ws) as w, _progress(quiet=json_out) as (on_start, on_item):
         from zuhyo.build.collect.folder import collect_folder
 
-        report = collect_folder(ws, folder, captions=captions, on_start=on_start, on_item=on_item)
+        report = collect_folder(w, folder, captions=captions, on_start=on_start, on_item=on_item)
     if json_out:
         emit_json(report.model_dump(mode="json"))
         return

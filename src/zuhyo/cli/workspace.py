@@ -38,7 +38,7 @@ def open_workspace(path: Path) -> Workspace:
 
 
 def init_cmd(
-    path: Annotated[Path, typer.Argument(help="Folder to make a workspace (created if missing).")],
+    ws: Annotated[Path, typer.Argument(help="Folder to make a workspace (created if missing).")],
     db: Annotated[str | None, typer.Option(
         "--db", help="Database URL (default: SQLite file zuhyo.db in the workspace); e.g. "
                      "postgresql+psycopg://user@host/name.")] = None,
@@ -50,22 +50,22 @@ def init_cmd(
     require_build_extra()
     from zuhyo.build.workspace import Workspace
 
-    with Workspace.init(path, db_url=db, images=images.resolve() if images else None) as ws:
-        summary = {"workspace": str(ws.root), "database": ws.db.backend, "revision": ws.revision(),
-                   "images": str(ws.images.root)}
+    with Workspace.init(ws, db_url=db, images=images.resolve() if images else None) as w:
+        summary = {"workspace": str(w.root), "database": w.db.backend, "revision": w.revision(),
+                   "images": str(w.images.root)}
     if json_out:
         emit_json(summary)
     else:
-        console.print(f"workspace {path}: {summary['database']} database at migration {summary['revision']}, "
+        console.print(f"workspace {ws}: {summary['database']} database at migration {summary['revision']}, "
                       f"images in {summary['images']}", highlight=False)
 
 
-def status_cmd(path: WsArg, json_out: JsonOpt = False) -> None:
+def status_cmd(ws: WsArg, json_out: JsonOpt = False) -> None:
     """Counts per stage and decision, errors per stage, and the last run of each stage."""
-    with open_workspace(path) as ws:
+    with open_workspace(ws) as w:
         from zuhyo.build.queries import status
 
-        result = status(ws)
+        result = status(w)
     if json_out:
         emit_json(result)
         return
@@ -85,7 +85,7 @@ def status_cmd(path: WsArg, json_out: JsonOpt = False) -> None:
 
 
 def figures_cmd(
-    path: WsArg,
+    ws: WsArg,
     stage: Annotated[str | None, typer.Option("--stage", help="Only figures with a decision in this stage "
                                                               "(e.g. filter, review).")] = None,
     decision: Annotated[str | None, typer.Option(
@@ -94,10 +94,10 @@ def figures_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """List figures: id, sha256, caption, figure number, page URL or paper id, status."""
-    with open_workspace(path) as ws:
+    with open_workspace(ws) as w:
         from zuhyo.build.queries import list_figures
 
-        figures = list_figures(ws, stage=stage, decision=decision)
+        figures = list_figures(w, stage=stage, decision=decision)
     if json_out:
         emit_json({"count": len(figures), "figures": figures})
         return
@@ -114,7 +114,7 @@ def figures_cmd(
 
 
 def decide_cmd(
-    path: WsArg,
+    ws: WsArg,
     figure: Annotated[str, typer.Argument(help="Figure id, or at least 8 hex digits of its sha256.")],
     decision: Annotated[str, typer.Argument(help="keep or drop.")],
     reason: Annotated[str, typer.Option("--reason", help="Why (required; shown to reviewers).")],
@@ -125,10 +125,10 @@ def decide_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Record a person's keep/drop decision on a figure (it overturns the stage's; the old one is kept)."""
-    with open_workspace(path) as ws:
+    with open_workspace(ws) as w:
         from zuhyo.build.queries import decide
 
-        recorded = decide(ws, figure, decision, reason, by=by, stage=stage)
+        recorded = decide(w, figure, decision, reason, by=by, stage=stage)
     if json_out:
         emit_json(recorded.model_dump(mode="json"))
     else:
