@@ -100,7 +100,9 @@ class _Retryable(Exception):
 
 
 class _Permanent(Exception):
-    pass
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def check_url(url: object) -> str | None:
@@ -192,12 +194,14 @@ class _Downloader:
             self._gates[host] = _HostGate(self.s.per_host, self.s.delay_s)
         return self._gates[host]
 
-    async def download(self, url: str) -> tuple[bytes, str, str | None]:
-        """(body, final URL, Content-Type); raises _Permanent with the reason after the last retry."""
+    async def download(self, url: str, redirect_check: Callable[[str], str | None] | None = None
+                       ) -> tuple[bytes, str, str | None]:
+        """(body, final URL, Content-Type); raises _Permanent with the reason after the last retry.
+        ``redirect_check(url)`` may refuse a redirect target (returns why) before it is requested."""
         attempt = 0
         while True:
             try:
-                return await self._attempt(url)
+                return await self._attempt(url, redirect_check)
             except _Retryable as e:
                 if attempt >= self.s.retries:
                     tries = f"{attempt + 1} attempt" + ("s" if attempt else "")
@@ -206,7 +210,8 @@ class _Downloader:
                 attempt += 1
                 await asyncio.sleep(min(wait, self.s.max_retry_after_s))
 
-    async def _attempt(self, url: str) -> tuple[bytes, str, str | None]:
+    async def _attempt(self, url: str, redirect_check: Callable[[str], str | None] | None = None
+                       ) -> tuple[bytes, str, str | None]:
         import aiohttp
 
         chain = [url]
@@ -217,6 +222,9 @@ class _Downloader:
                     async with self.session.get(current, allow_redirects=False) as resp:
                         if resp.status in _REDIRECT_STATUSES:
                             current = self._next_hop(current, resp.headers.get("Location"), chain, resp.status)
+                            refused = redirect_check(current) if redirect_check is not None else None
+                            if refused:
+                                raise _Permanent(f"redirected to {current}: {refused}", resp.status)
                             continue
                         return await self._body(resp), current, resp.headers.get("Content-Type")
             except TimeoutError:
@@ -245,7 +253,7 @@ class _Downloader:
         if resp.status == 429 or resp.status >= 500:
             raise _Retryable(status, parse_retry_after(resp.headers.get("Retry-After")))
         if not 200 <= resp.status < 300:
-            raise _Permanent(status)
+            raise _Permanent(status, resp.status)
         cap = self.s.max_bytes
         if resp.content_length is not None and resp.content_length > cap:
             resp.close()
@@ -319,12 +327,7 @@ async def _run_downloads(todo: list[str], store: ImageStore, settings: _Settings
                          position: dict[str, list[tuple[int, str]]], report: FetchReport,
                          fail: Callable[[str, list[tuple[int, str]], str], None],
                          notify: Callable[[FetchEvent], None]) -> None:
-    import aiohttp
-
-    connector = aiohttp.TCPConnector(limit=settings.concurrency, ttl_dns_cache=300)
-    timeout = aiohttp.ClientTimeout(total=settings.timeout_s)
-    headers = {"User-Agent": user_agent, "Accept": "image/*,*/*;q=0.5"}
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout, headers=headers) as session:
+    async with _client_session(settings, user_agent, "image/*,*/*;q=0.5") as session:
         downloader = _Downloader(session, settings)
 
         async def one(url: str) -> None:
@@ -355,6 +358,75 @@ async def _run_downloads(todo: list[str], store: ImageStore, settings: _Settings
             notify(FetchEvent(url, tuple(item for _, item in entries), "fetched", bytes=len(data)))
 
         await asyncio.gather(*(one(u) for u in todo))
+
+
+def _client_session(settings: _Settings, user_agent: str, accept: str) -> aiohttp.ClientSession:
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=settings.concurrency, ttl_dns_cache=300)
+    timeout = aiohttp.ClientTimeout(total=settings.timeout_s)
+    headers = {"User-Agent": user_agent, "Accept": accept}
+    return aiohttp.ClientSession(connector=connector, timeout=timeout, headers=headers)
+
+
+class PageFetchError(Exception):
+    """A page that could not be fetched; ``status`` is the final HTTP status when there was one (404 …)."""
+
+    def __init__(self, url: str, message: str, status: int | None = None) -> None:
+        super().__init__(f"<{url}>: {message}")
+        self.url = url
+        self.message = message
+        self.status = status
+
+
+@dataclass(frozen=True)
+class FetchedPage:
+    body: bytes
+    url: str
+    """The final URL (after redirects)."""
+    content_type: str | None
+
+
+class PoliteFetcher:
+    """The downloader of :func:`afetch_images` for bodies that are not images (HTML pages, robots.txt): the same
+    per-host limit and delay, retries with Retry-After, manual redirects and byte cap. Use as
+    ``async with PoliteFetcher(...) as fetcher: page = await fetcher.get(url)``."""
+
+    def __init__(self, *, concurrency: int = 4, per_host: int = 2, delay_s: float = 0.5, retries: int = 3,
+                 timeout_s: float = 30.0, max_bytes: int = 20 * 1024 * 1024, max_redirects: int = 10,
+                 backoff_s: float = 0.5, max_retry_after_s: float = 120.0, user_agent: str = USER_AGENT) -> None:
+        if concurrency < 1 or per_host < 1 or delay_s < 0 or retries < 0 or timeout_s <= 0 or max_bytes <= 0:
+            raise ValueError("concurrency and per_host must be >= 1, delay_s and retries >= 0, timeout_s and "
+                             "max_bytes > 0")
+        self._settings = _Settings(concurrency, per_host, delay_s, retries, timeout_s, max_bytes,
+                                   DEFAULT_MAX_PIXELS, max_redirects, backoff_s, max_retry_after_s)
+        self.user_agent = user_agent
+        self._session: aiohttp.ClientSession | None = None
+        self._downloader: _Downloader | None = None
+
+    async def __aenter__(self) -> PoliteFetcher:
+        self._session = _client_session(self._settings, self.user_agent, "text/html,*/*;q=0.5")
+        self._downloader = _Downloader(self._session, self._settings)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._session is not None:
+            await self._session.close()
+        self._session = self._downloader = None
+
+    async def get(self, url: str, redirect_check: Callable[[str], str | None] | None = None) -> FetchedPage:
+        """The body of ``url``; raises :class:`PageFetchError` after the last retry or on a 4xx, or when
+        ``redirect_check(target)`` gives a reason not to follow a redirect (the target is then not requested)."""
+        if self._downloader is None:
+            raise RuntimeError("PoliteFetcher.get() outside `async with PoliteFetcher(...)`")
+        bad = check_url(url)
+        if bad is not None:
+            raise PageFetchError(url, bad)
+        try:
+            body, final_url, content_type = await self._downloader.download(url, redirect_check)
+        except _Permanent as e:
+            raise PageFetchError(url, str(e), e.status) from None
+        return FetchedPage(body, final_url, content_type)
 
 
 def fetch_images(urls: Sequence[tuple[str, str]], store: ImageStore, **options: Any) -> FetchReport:

@@ -53,9 +53,36 @@ class Image:
 Token = Line | Image
 
 
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+
+
+def decode_html(body: bytes, content_type: str | None = None) -> str:
+    """Text of an HTML body: the charset of the ``Content-Type`` header, else UTF-8 when the bytes are valid UTF-8,
+    else the charset of a ``<meta>`` in the first 4 KB, else CP932 (Shift_JIS as Windows writes it, common on
+    older ministry pages); never raises."""
+    candidates: list[str] = []
+    if content_type:
+        m = re.search(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", content_type, re.IGNORECASE)
+        if m:
+            candidates.append(m.group(1))
+    candidates.append("utf-8")  # bytes that decode as UTF-8 are UTF-8 whatever a <meta> claims
+    m2 = _META_CHARSET.search(body[:4096])
+    if m2:
+        candidates.append(m2.group(1).decode("ascii", errors="replace"))
+    candidates.append("cp932")
+    for name in candidates:
+        name = {"shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932", "x-sjis": "cp932"}.get(name.lower(), name)
+        try:
+            return body.decode(name)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return body.decode("utf-8", errors="replace")
+
+
 def parse_html(html: str | bytes) -> etree._Element:
-    """The document element of ``html``; never raises (an empty ``<html>`` for empty or unparseable input)."""
-    data = html.encode("utf-8", errors="replace") if isinstance(html, str) else html
+    """The document element of ``html`` (bytes are decoded by :func:`decode_html`); never raises (an empty
+    ``<html>`` for empty or unparseable input)."""
+    data = (html if isinstance(html, str) else decode_html(html)).encode("utf-8", errors="replace")
     parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, recover=True)
     try:
         root = lxml.html.document_fromstring(data, parser=parser)
@@ -176,4 +203,4 @@ def linearize(root: etree._Element, exclude: Sequence[str] = ()) -> list[Token]:
     return walker.tokens
 
 
-__all__ = ["Image", "Line", "Token", "base_url", "linearize", "parse_html", "select_root", "text_of"]
+__all__ = ["Image", "Line", "Token", "base_url", "decode_html", "linearize", "parse_html", "select_root", "text_of"]
