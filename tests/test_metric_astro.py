@@ -120,6 +120,7 @@ def test_exact_derivation_extracts_values() -> None:
     s = Sample(id="e", benchmark="astrochart", question="How many curves are shown for the 5800 K model?",
                answers=["4"])
     assert astro_exact(s, "For the 5800 K model there are 4 curves.") == 1.0
+    assert astro_exact(s, "There are four curves; one of them is dashed.") == 1.0  # a count in words
     assert astro_exact(s, "Answer: 5") == 0.0
     with pytest.raises(UndecidedValues):
         astro_exact(s, "Curves 2 and 3 overlap; 5 are drawn in total.")

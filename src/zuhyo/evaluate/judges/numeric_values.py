@@ -16,6 +16,7 @@ first guess recorded beside the LLM's. It does not read every number in the repl
   catalogue and figure names (``NGC 4258``, ``HD 209458``, ``Figure 3``, ``panel 2``), spectral lines with their
   wavelength (``H-alpha 6563 Å``, ``[O III] 5007``, unless the question asks for a wavelength), uncertainties
   (``± 0.2``, ``^{+0.3}_{-0.2}``) and list numbers at the start of a line.
+- **Counts written as words** (``three curves``) are read when the text has no digits ("one of" is not a count).
 - **The question's own numbers** (``At 300 Mpc …`` for a question about 300 Mpc) are dropped when enough values
   remain without them.
 
@@ -67,6 +68,9 @@ _LINE_NAME = re.compile(
     r"(?![A-Za-z])\s?(?:λ\s?)?(?=\d)")
 _UNCERTAINTY = re.compile(r"±\s*")
 _LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s+(?=\D)", re.MULTILINE)
+_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(_WORDS)})\b(?!\s+of\b)", re.IGNORECASE)
 _ASKED_UNIT = re.compile(rf"(?:\(|\[|\bin\s+(?:units\s+of\s+)?)\s*(?P<unit>{UNIT})\s*(?:\)|\]|[?.,]|\s*$)")
 
 
@@ -217,6 +221,12 @@ def _is_range(text: str, values: list[Quantity]) -> bool:
                                               and re.match(r"^\s*and\s*$", between)))
 
 
+def _number_words(text: str) -> list[Quantity]:
+    """Counts written as words ("There are three curves."), read only when a text has no digits at all."""
+    return [Quantity(float(_WORDS.index(m.group(1).lower())), None, m.start(), m.end())
+            for m in _NUMBER_WORD.finditer(text)]
+
+
 def extract_values(response: str, question: str, n_refs: int, unit: Unit | None = None) -> Extraction:
     """The values ``response`` gives as its answer, for a reference with ``n_refs`` values (see module doc)."""
     if n_refs < 1:
@@ -234,14 +244,15 @@ def extract_values(response: str, question: str, n_refs: int, unit: Unit | None 
         found = _pick_restatement(find_quantities(text, keep_line_wavelengths=asks_wavelength), unit)
         if not found and source == "answer line":
             continue
+        found = found or _number_words(text)
         kept = [q for q in found if not _restates(q, asked)]
         values = kept if len(kept) >= n_refs else found
+        if n_refs == 1 and _is_range(text, values) and values[0].unit is None:  # "20 to 22 km/s"
+            values = [Quantity(values[0].value, values[1].unit, values[0].start, values[0].end), values[1]]
         listed = ", ".join(str(q) for q in values) or "none"
         if len(values) < n_refs:
             return Extraction(None, source, f"found {len(values)} value(s) ({listed}) in the {source} for "
                                             f"{n_refs} reference value(s)")
-        if n_refs == 1 and _is_range(text, values) and values[0].unit is None:  # "20 to 22 km/s"
-            values = [Quantity(values[0].value, values[1].unit, values[0].start, values[0].end), values[1]]
         if source == "answer line" or len(values) == n_refs or (n_refs == 1 and _is_range(text, values)):
             return Extraction(tuple(values), source, f"values from the {source}: {listed}")
         return Extraction(None, source, f"cannot isolate {n_refs} value(s) among {len(values)} in the {source} "
