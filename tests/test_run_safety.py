@@ -107,8 +107,9 @@ def test_lock_of_a_killed_process_is_recovered(tmp_path, fake_server):
     out = tmp_path / "run"
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from pathlib import Path; "
-         "from zuhyo.evaluate.runlock import RunSetLock; RunSetLock(Path(sys.argv[1]), 'zuhyo eval --holder').acquire();"
-         " print('locked', flush=True); time.sleep(120)", str(out)],
+         "from zuhyo.evaluate.runlock import RunSetLock; "
+         "RunSetLock(Path(sys.argv[1]), 'zuhyo eval --holder').acquire(); "
+         "print('locked', flush=True); time.sleep(120)", str(out)],
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
