@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import struct
@@ -69,6 +70,13 @@ def test_collect_folder_twice_adds_nothing_twice(ws: Path, tmp_path: Path):
     stored = [p for p in (ws / "images").rglob("*") if p.is_file() and p.name != "index.jsonl"]
     assert len(stored) == 6
     assert {f["sha256"] for f in listed["figures"]} == {p.parent.name + p.name.split(".")[0] for p in stored}
+    # a workspace inside the collected folder is not collected into itself
+    inner = run_cli_json("init", str(tmp_path / "imgs" / "ws-inside"))
+    for expected in ({"figures": 6, "errors": 0, "skipped_existing": 0}, {"figures": 0, "errors": 0,
+                                                                         "skipped_existing": 6}):
+        got = run_cli_json("collect", "folder", inner["workspace"], str(tmp_path / "imgs"))
+        assert {k: got[k] for k in expected} == expected
+    shutil.rmtree(tmp_path / "imgs" / "ws-inside")
     # a new file is picked up by the next run, the others are skipped
     make_image_folder(tmp_path / "more", 7)
     (tmp_path / "more" / "part0" / "fig0006.png").rename(tmp_path / "imgs" / "new.png")

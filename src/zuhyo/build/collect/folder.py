@@ -63,12 +63,19 @@ class CollectReport(BaseModel):
     error_items: list[ItemFailure] = Field(default_factory=list)
 
 
-def list_files(folder: Path, exclude: set[Path]) -> list[str]:
-    """Relative POSIX paths of the regular files under ``folder``, sorted; hidden files and folders skipped."""
+def list_files(folder: Path, exclude: set[Path], exclude_dirs: tuple[Path, ...] = ()) -> list[str]:
+    """Relative POSIX paths of the regular files under ``folder``, sorted.
+
+    Hidden files and folders are skipped, and so are the files in ``exclude`` and under ``exclude_dirs``
+    (the workspace itself, when it lies inside the folder).
+    """
     out = []
     for p in folder.rglob("*"):
         rel = p.relative_to(folder)
-        if any(part.startswith(".") for part in rel.parts) or not p.is_file() or p.resolve() in exclude:
+        if any(part.startswith(".") for part in rel.parts) or not p.is_file():
+            continue
+        resolved = p.resolve()
+        if resolved in exclude or any(resolved.is_relative_to(d) for d in exclude_dirs):
             continue
         out.append(rel.as_posix())
     return sorted(out)
@@ -87,7 +94,8 @@ def collect_folder(ws: Workspace, folder: Path | str, *, captions: Path | str | 
     if not folder.is_dir():
         raise DataError(f"{folder} is not a folder")
     caption_path = Path(captions).resolve() if captions is not None else None
-    files = list_files(folder, {caption_path} if caption_path else set())
+    files = list_files(folder, {caption_path} if caption_path else set(),
+                       (ws.root.resolve(), ws.images.root.resolve()))
     report = CollectReport()
     by_file: dict[str, dict[str, Any]] = {}
     if caption_path is not None:
