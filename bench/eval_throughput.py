@@ -1,7 +1,8 @@
 """Throughput of `zuhyo eval`'s inference stage against an instant local OpenAI-compatible server.
 
 Workload (issue: evaluation engine, Performance): N samples × 2 prompts × R runs at concurrency C, with real
-chart PNGs (the ChartQA test charts in shared/data, upscaled 2× so files are ~100–300 KB). In the same command:
+chart PNGs (``--charts DIR``: the recorded figures used the 30 ChartQA test charts; default: the 14 charts the
+tests render, tests/fixtures/chartqa/test/png), upscaled 2× (real charts: ~100–300 KB). In the same command:
 
 1. ``bare``  — a bare aiohttp loop sending pre-built request bodies (images already base64'd) to the same
    server at the same concurrency: the ceiling for this server and machine;
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHARTQA = ROOT.parent / "shared" / "data" / "chartqa" / "test" / "png"
+FIXTURE_CHARTS = ROOT / "tests" / "fixtures" / "chartqa" / "test" / "png"
 
 
 def cpu_s() -> float:
@@ -40,15 +41,15 @@ def cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def build_workload(workdir: Path, n_samples: int) -> tuple[Path, list[Path]]:
-    """A local zuhyo JSONL benchmark of n samples cycling over the upscaled real charts."""
+def build_workload(workdir: Path, n_samples: int, chart_dir: Path) -> tuple[Path, list[Path]]:
+    """A local zuhyo JSONL benchmark of n samples cycling over the upscaled charts of ``chart_dir``."""
     from PIL import Image
 
     img_dir = workdir / "images"
     img_dir.mkdir(parents=True)
-    charts = sorted(CHARTQA.glob("*.png"))
+    charts = sorted(chart_dir.glob("*.png"))
     if not charts:
-        sys.exit(f"no charts found in {CHARTQA}")
+        sys.exit(f"no charts (*.png) found in {chart_dir}")
     files = []
     for src in charts:
         with Image.open(src) as im:
@@ -147,6 +148,8 @@ def run_inspect(jsonl: Path, url: str, n_samples: int, epochs: int, concurrency:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--samples", type=int, default=2053)
+    ap.add_argument("--charts", type=Path, default=FIXTURE_CHARTS,
+                    help="folder of chart PNGs (e.g. the ChartQA release's test/png); default: the tests' charts")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=3, help="repetitions of bare and zuhyo (medians reported)")
@@ -159,7 +162,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="zuhyo-bench-"))
     server, url = start_server()
     try:
-        jsonl, files = build_workload(work, args.samples)
+        jsonl, files = build_workload(work, args.samples, args.charts)
         sizes = [p.stat().st_size for p in files]
         n_req = args.samples * 2 * args.runs
         print(f"workload: {args.samples} samples × 2 prompts × {args.runs} runs = {n_req} requests, "

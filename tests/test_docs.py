@@ -29,10 +29,49 @@ def test_documented_options_appear_in_real_help(path):
 def test_readme_first_screen_has_the_two_setup_commands():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     first_screen = "\n".join(readme.splitlines()[:30])
-    assert "zuhyo demo" in first_screen
-    assert "python -m pytest" in first_screen
+    block = re.search(r"```bash\n(.*?)```", first_screen, re.S)
+    assert block, "the README's first screen has no ```bash block"
+    commands = [ln for ln in block.group(1).splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    assert len(commands) == 2, commands
+    assert commands[0].endswith("zuhyo demo") and commands[1].endswith("python -m pytest -q"), commands
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "python -m pytest -q" in ci
+    assert "\npython -m pytest -q\n" in ci
+
+
+def test_ci_also_runs_the_suite_from_a_clone_without_shared():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    clone = ci.index("git clone")
+    assert "python -m pytest" in ci[clone:] and "test ! -e ../shared" in ci[clone:]
+
+
+USER_DOCS = [ROOT / "README.md", ROOT / "bench" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_user_docs_do_not_point_outside_the_repo(doc):
+    """A user's clone has no ../shared (the developers' data folder): docs use files of the repo or say where to
+    get them."""
+    for n, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+        for needle in ("../shared", "/work/shared", "shared/data", "shared/DESIGN"):
+            assert needle not in line, f"{doc.relative_to(ROOT)}:{n} mentions {needle}: {line.strip()}"
+
+
+@pytest.mark.parametrize("doc", USER_DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_in_docs_resolve(doc):
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", doc.read_text(encoding="utf-8")):
+        if not target.startswith(("http://", "https://", "mailto:")):
+            assert (doc.parent / target).exists(), f"{doc.relative_to(ROOT)} links to missing {target}"
+
+
+def test_architecture_page_is_linked_and_names_real_files():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "](docs/architecture.md)" in readme
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    src = ROOT / "src" / "zuhyo"
+    for path in re.findall(r"`([a-z_]+(?:/[a-z_]+)*(?:\.py|/))`", page):
+        assert any((base / path).exists() for base in (src, ROOT / "src", ROOT)), f"architecture.md: no {path}"
+    for name, module in re.findall(r"`(_[A-Z]+_MODULES)` of `([a-z_/]+\.py)`", page):
+        assert name in (src / module).read_text(encoding="utf-8"), f"{name} is not in {module}"
 
 
 def test_readme_links_resolve():
