@@ -105,7 +105,7 @@ def test_main_table_matches_summary_json(runsets, report):
     md = (report["out"] / "tables" / "main.md").read_text()
     e = entries[(runsets["model_a"], "hakusho", "direct")]
     assert f"{100 * e['mean']:.1f} ± {100 * e['std']:.1f}" in md or f"{100 * e['mean']:.1f} ± 0.0" in md
-    assert "*Open-weight*" in md and "*Proprietary*" in md and "n (s/u/e/m)" in md
+    assert "*Open-weight*" in md and "*Proprietary*" in md and "n (s/u/e/m, coverage)" in md
 
 
 def test_model_b_errors_are_counted_not_wrong(runsets, report):

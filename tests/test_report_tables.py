@@ -35,12 +35,14 @@ def _table() -> Table:
 def test_markdown_has_expected_cells_and_groups():
     md = render_markdown(_table())
     lines = md.splitlines()
-    assert lines[2] == ("| Model | hakusho Direct | n (s/u/e/m) | hakusho CoT | n (s/u/e/m) | astro_x Direct "
-                        "| n (s/u/e/m) |")
-    assert "| Qwen 7B | 61.2 ± 1.0† | 300/2/1/0 | 70.0 | 100/0/0/200 | n/a |  |" in lines
-    assert "| GPT_5 & co | 80.0 ± 2.0 | 303/0/0/0 | 85.0 ± 0.0‡ | 303/0/0/0 | — | 0/3/0/0 |" in lines
+    n = "n (s/u/e/m, coverage)"
+    assert lines[2] == f"| Model | hakusho Direct | {n} | hakusho CoT | {n} | astro_x Direct | {n} |"
+    # coverage (scored / all item-runs) beside each mean: 100 of 300 is a third of the items
+    assert "| Qwen 7B | 61.2 ± 1.0† | 300/2/1/0 (99%) | 70.0 | 100/0/0/200 (33%) | n/a |  |" in lines
+    assert "| GPT_5 & co | 80.0 ± 2.0 | 303/0/0/0 (100%) | 85.0 ± 0.0‡ | 303/0/0/0 (100%) | — | 0/3/0/0 (0%) |" \
+        in lines
     assert lines.index("| *Open-weight* | | | | | | |") < lines.index("| *Proprietary* | | | | | | |")
-    assert "† p < 0.05 vs the best model.  " in lines and any(ln.startswith("n (s/u/e/m): item-runs") for ln in lines)
+    assert "† p < 0.05 vs the best model.  " in lines and any(ln.startswith(f"{n}: item-runs") for ln in lines)
 
 
 def test_csv_is_tidy_and_unrounded():
@@ -52,7 +54,8 @@ def test_csv_is_tidy_and_unrounded():
     assert float(first["mean_pct"]) == pytest.approx(61.23) and float(first["std_pct"]) == pytest.approx(1.01)
     assert float(first["ci_low_pct"]) == pytest.approx(55) and first["markers"] == "†"
     assert (first["n_scored"], first["n_unscored"], first["n_errors"], first["n_missing"]) == ("300", "2", "1", "0")
-    assert rows[2]["text"] == "n/a" and rows[2]["mean_pct"] == ""
+    assert float(rows[1]["coverage_pct"]) == pytest.approx(100 / 3, abs=1e-3)
+    assert rows[2]["text"] == "n/a" and rows[2]["mean_pct"] == "" and rows[2]["coverage_pct"] == ""
     assert rows[5]["mean_pct"] == "" and rows[5]["n_unscored"] == "3"
 
 
@@ -65,8 +68,8 @@ def test_latex_booktabs_structure_and_escaping():
     assert "\\begin{tabular}{lrrrrrr}" in lines
     assert " & \\multicolumn{4}{c}{hakusho} & \\multicolumn{2}{c}{astro\\_x} \\\\" in lines
     assert "\\cmidrule(lr){2-5} \\cmidrule(lr){6-7}" in lines
-    assert ("Qwen 7B & 61.2 $\\pm$ 1.0\\textsuperscript{\\dag} & {\\scriptsize 300/2/1/0} & 70.0 & "
-            "{\\scriptsize 100/0/0/200} & n/a &  \\\\") in lines
+    assert ("Qwen 7B & 61.2 $\\pm$ 1.0\\textsuperscript{\\dag} & {\\scriptsize 300/2/1/0 (99\\%)} & 70.0 & "
+            "{\\scriptsize 100/0/0/200 (33\\%)} & n/a &  \\\\") in lines
     assert "GPT\\_5 \\& co" in tex and "\\caption{Accuracy (\\%) 50\\% \\& more}" in tex
     assert "\\multicolumn{7}{l}{\\textit{Proprietary}} \\\\" in lines
     # Each group heading after the first is separated by a rule.

@@ -1,8 +1,8 @@
 """A small table model and its renderers: Markdown, CSV (tidy: one line per cell) and LaTeX (booktabs).
 
 Scores are fractions in [0, 1] in the model and shown ×100 (percent, or ×100 points for ROUGE-L/BLEU-4). Every
-score cell carries its counts — scored / unscored / errored / missing item-runs — shown next to it: a ``n`` column
-after each score column in Markdown and LaTeX, separate fields in the CSV.
+score cell carries its counts — scored / unscored / errored / missing item-runs — and its coverage (scored / all)
+shown next to it: a ``n`` column after each score column in Markdown and LaTeX, separate fields in the CSV.
 """
 
 from __future__ import annotations
@@ -21,8 +21,16 @@ class Counts:
     errors: int
     missing: int
 
+    @property
+    def coverage(self) -> float | None:
+        """Scored item-runs over all item-runs (None when there are none)."""
+        total = self.scored + self.unscored + self.errors + self.missing
+        return self.scored / total if total else None
+
     def short(self) -> str:
-        return f"{self.scored}/{self.unscored}/{self.errors}/{self.missing}"
+        cov = self.coverage
+        return f"{self.scored}/{self.unscored}/{self.errors}/{self.missing}" + (
+            "" if cov is None else f" ({100 * cov:.0f}%)")
 
 
 @dataclass(frozen=True)
@@ -82,9 +90,10 @@ class Table:
                                  f"{len(self.columns)} columns")
 
 
-COUNTS_HEADER = "n (s/u/e/m)"
-COUNTS_NOTE = ("n (s/u/e/m): item-runs scored / unscored (judge undecided or failed) / errored (model call "
-               "failed) / missing (no prediction), summed over runs; only scored item-runs enter a mean.")
+COUNTS_HEADER = "n (s/u/e/m, coverage)"
+COUNTS_NOTE = ("n (s/u/e/m, coverage): item-runs scored / unscored (judge undecided or failed) / errored (model "
+               "call failed) / missing (no prediction), summed over runs, and the scored share; only scored "
+               "item-runs enter a mean, so a low coverage means the score speaks for part of the items only.")
 
 
 def _grouped_rows(table: Table) -> list[tuple[str | None, Row | None]]:
@@ -134,7 +143,7 @@ def render_markdown(table: Table) -> str:
 
 
 CSV_FIELDS = ("table", "row_group", "row", "column_group", "column", "mean_pct", "std_pct", "ci_low_pct",
-              "ci_high_pct", "markers", "n_scored", "n_unscored", "n_errors", "n_missing", "text")
+              "ci_high_pct", "markers", "n_scored", "n_unscored", "n_errors", "n_missing", "coverage_pct", "text")
 
 
 def _pct(x: float | None) -> str:
@@ -151,8 +160,8 @@ def render_csv(table: Table) -> str:
             c = cell.counts
             w.writerow([table.name, row.group or "", row.label, col.group, col.label, _pct(cell.mean),
                         _pct(cell.std), _pct(cell.ci[0]) if cell.ci else "", _pct(cell.ci[1]) if cell.ci else "",
-                        cell.markers, *(("", "", "", "") if c is None else (c.scored, c.unscored, c.errors,
-                                                                             c.missing)), cell.text or ""])
+                        cell.markers, *(("", "", "", "", "") if c is None else (
+                            c.scored, c.unscored, c.errors, c.missing, _pct(c.coverage))), cell.text or ""])
     return buf.getvalue()
 
 
@@ -212,7 +221,7 @@ def render_latex(table: Table) -> str:
         for cell in row.cells:
             cells.append(latex_escape(cell.display()))
             if table.show_counts:
-                cells.append(rf"{{\scriptsize {cell.counts.short()}}}" if cell.counts else "")
+                cells.append(rf"{{\scriptsize {latex_escape(cell.counts.short())}}}" if cell.counts else "")
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     notes = list(table.notes) + ([COUNTS_NOTE] if table.show_counts else [])
