@@ -204,6 +204,12 @@ def test_kill_9_mid_collect_then_rerun_completes_exactly(ws: Path, tmp_path: Pat
     finally:
         con.close()
     assert [r[0] for r in runs] == ["running", "done"]  # the killed run stays visible as never finished
+    from zuhyo.build.queries import run_status
+    from zuhyo.build.tables import StageRun
+    from zuhyo.build.workspace import Workspace
+
+    with Workspace.open(ws) as w, w.db.read() as s:
+        assert [run_status(r) for r in s.query(StageRun).order_by(StageRun.id)] == ["interrupted", "done"]
     from zuhyo.images.store import ImageStore
 
     store = ImageStore(ws / "images")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 from typing import Any
 
 from sqlalchemy import Select, func, select
@@ -33,14 +35,25 @@ def figure_status(decisions: dict[str, str]) -> str:
     return "kept" if decisions else "collected"
 
 
-def _decisions_by_figure(s: Session, figure_ids: list[int] | None = None) -> dict[int, dict[str, str]]:
-    query = _current_decisions()
-    if figure_ids is not None:
-        query = query.where(DecisionRow.figure_id.in_(figure_ids))
+def _decisions_by_figure(s: Session) -> dict[int, dict[str, str]]:
     out: dict[int, dict[str, str]] = {}
-    for row in s.scalars(query):
+    for row in s.scalars(_current_decisions()):
         out.setdefault(row.figure_id, {})[row.stage] = row.decision
     return out
+
+
+def run_status(run: StageRun) -> str:
+    """The run's recorded status, except that a ``running`` run whose process (on this host) is gone was killed:
+    ``interrupted``."""
+    if run.status != "running" or run.host != socket.gethostname():
+        return run.status
+    try:
+        os.kill(run.pid, 0)
+    except ProcessLookupError:
+        return "interrupted"
+    except PermissionError:  # alive, another user's
+        pass
+    return run.status
 
 
 def status(ws: Workspace) -> dict[str, Any]:
@@ -66,7 +79,7 @@ def status(ws: Workspace) -> dict[str, Any]:
         for run in s.scalars(select(StageRun).order_by(StageRun.id)):
             entry = stages.setdefault(run.stage, {})
             entry["runs"] = entry.get("runs", 0) + 1
-            entry["last_run"] = {"id": run.id, "status": run.status, "started_by": run.started_by,
+            entry["last_run"] = {"id": run.id, "status": run_status(run), "started_by": run.started_by,
                                  "started_at": iso_utc(run.started_at), "counts": run.counts}
         status_counts = {"collected": 0, "kept": 0, "dropped": 0}
         for d in decided.values():
@@ -92,7 +105,7 @@ def list_figures(ws: Workspace, stage: str | None = None, decision: str | None =
                 query = query.where(current.c.decision == decision)
             query = query.distinct()
         rows = list(s.scalars(query))
-        decided = _decisions_by_figure(s, [r.id for r in rows]) if len(rows) < 10_000 else _decisions_by_figure(s)
+        decided = _decisions_by_figure(s)
     out = []
     for row in rows:
         fig = figure_from_row(row)
