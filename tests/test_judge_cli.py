@@ -155,3 +155,43 @@ def test_l3score_against_a_local_server(judge_server: JudgeServer) -> None:
     row = json.loads(out.stdout)
     assert row["metrics"]["l3score"] == pytest.approx(0.75) and row["verdict"] == "correct"
     assert judge_server.requests[-1]["logprobs"] is True
+
+
+def test_input_lines_are_whole_samples_for_every_judge(tmp_path: Path) -> None:
+    """Lines may carry Sample fields (benchmark, chartqapro, astro...), so `auto` scores each like its benchmark."""
+    lines = [
+        # ChartQAPro metadata: the official metric (ANLS on text), which sees the raw reply by default
+        {"question": "Which platform?", "reference": "Facebook", "response": "Facebook",
+         "benchmark": "chartqapro", "chartqapro": {"question_type": "Factoid", "year_flags": ["NO"]}},
+        {"question": "Which year?", "reference": "2019", "response": "2018", "benchmark": "chartqapro",
+         "chartqapro": {"question_type": "Factoid", "year_flags": ["YES"]}},
+        # ChartQA: pix2struct's relaxed accuracy on the raw prediction
+        {"question": "Which platform?", "reference": "Facebook", "response": "**Facebook**", "benchmark": "chartqa"},
+        # a CoT reply: simple-evals-mm's last "Answer:" reaches the rules judge, never 回答：四十二
+        {"question": "件数は。", "reference": "42", "response": "Answer: 42\n回答：四十二", "prompt": "cot",
+         "label": "a column of the user's own, ignored"},
+        # AstroChart metadata: the astrochart judge's choice scoring
+        {"question": "Which colour?", "references": ["blue"], "response": "blue", "benchmark": "sample-astro",
+         "astro": {"qa_type": "FQA", "category": "Visual", "aspect": "Color", "answer_kind": "choice"}},
+        {"question": "q", "reference": "a", "response": "a", "chartqapro": {"year_flags": ["NO"]}},
+        {"question": "q", "reference": "a", "response": "a", "prompt": "think"},
+    ]
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
+    out = run_cli("judge", "--input", str(path), "--judge", "auto", "--json")
+    assert out.returncode == 1, out.stderr  # the two malformed lines
+    rows = {r["line"]: r for r in map(json.loads, out.stdout.splitlines())}
+    assert (rows[1]["verdict"], rows[1]["decided_by"], rows[1]["score"]) == ("correct", "chartqapro", 1.0)
+    assert (rows[2]["verdict"], rows[2]["decided_by"]) == ("incorrect", "chartqapro")  # years: exact match
+    assert (rows[3]["verdict"], rows[3]["decided_by"], rows[3]["answer"]) == \
+        ("incorrect", "chartqa_relaxed", "**Facebook**")
+    assert (rows[4]["verdict"], rows[4]["answer"], rows[4]["extracted_answer"]) == ("correct", "42", "42")
+    assert rows[5]["verdict"] == "correct" and rows[5]["id"] == "line5"
+    assert "field 'chartqapro.question_type'" in rows[6]["error"] and "items.jsonl:6" in rows[6]["error"]
+    assert "field 'prompt' must be one of" in rows[7]["error"]
+
+    lenient = run_cli("judge", "--input", str(path), "--judge", "auto", "--json", "--answer-cleaning", "lenient")
+    rows = {r["line"]: r for r in map(json.loads, lenient.stdout.splitlines())}
+    assert (rows[3]["verdict"], rows[3]["answer"]) == ("correct", "Facebook")
+    human = run_cli("judge", "--input", str(path), "--judge", "auto")
+    assert "line 1: correct (chartqapro) score 1" in human.stderr and "7 items:" in human.stderr
