@@ -31,7 +31,12 @@ from zuhyo.cli._common import (
 
 
 class RichProgress:
-    """Progress bars on stderr with rate and ETA (the library's ProgressReporter)."""
+    """Progress bars on stderr with rate and ETA (the library's ProgressReporter).
+
+    ``advance`` only adds to the count; the rate is computed by :func:`rate_column` when rich refreshes the bar
+    (10 times a second), never per item: reading rich's ``Task.speed`` on every advance walked its sample window
+    each time and cost half of the CLI's CPU at ~1,000 items/s (issue 7, item 7; ``bench/eval_throughput.py``).
+    """
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
@@ -50,19 +55,30 @@ class RichProgress:
             TimeRemainingColumn,
         )
 
-        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("[cyan]{task.fields[rate]}"),
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), rate_column(),
                    TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn())
         with Progress(*columns, console=console, transient=False) as progress:
-            tid = progress.add_task(description, total=total, rate="")
+            tid = progress.add_task(description, total=total)
 
             def advance(n: int) -> None:
                 progress.advance(tid, n)
-                task = progress.tasks[tid]
-                if task.speed:
-                    progress.update(tid, rate=f"{task.speed:.1f}/s")
 
             yield advance
+
+
+def rate_column() -> Any:
+    """A rich column showing items per second, computed at refresh time from the task's recent samples."""
+    from rich.progress import ProgressColumn, Task
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        max_refresh = 0.5  # rich caches the rendering between refreshes
+
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("" if not speed else f"{speed:.1f}/s", style="cyan")
+
+    return RateColumn()
 
 
 class PlainProgress:
