@@ -6,14 +6,18 @@ Pairs are built from the bundled benchmarks (sample-ja, sample-astro choice/nume
 - ``alt``: each alternative reference notation (e.g. 平成7年 for 1995年, 12,345 for 1万2,345); truth = correct
 - ``sentence``: the reference inside a sentence (「答えは…です。」 / "The answer is …."); truth = correct
 - ``cot``: a CoT reply ending in "Answer: <reference>";    truth = correct
+- ``cot_trailer``: "Answer: <reference>" followed by a line of another value after a 回答：/"The answer is"
+  marker (simple-evals-mm reads the last ``Answer:``);     truth = correct
+- ``abstain``: わかりません / "I don't know.";               truth = incorrect
 - ``wrong_number``: every number in the reference changed;  truth = incorrect
 - ``wrong_other``: another sample's reference;              truth = incorrect
 
-Prints, per pair kind and overall: decided share, accuracy on decided pairs, undecided count; with
+CoT kinds reach the judge as the scoring stage passes them (``--answer-cleaning faithful``, the default), the
+others as given. Prints, per pair kind and overall: decided share, accuracy on decided pairs, undecided count; with
 ``--llm SPEC`` (an OpenAI-compatible endpoint, e.g. ``openai:gpt-5.1@https://…/v1``) also the LLM judge's
 accuracy and Cohen's kappa between rules and LLM on the pairs rules decided.
 
-    python bench/judge_agreement.py [--llm openai:<model>@<url>] [--json]
+    python bench/judge_agreement.py [--llm openai:<model>@<url>] [--answer-cleaning lenient] [--json]
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ import re
 from collections import Counter, defaultdict
 
 from zuhyo.benchmarks.base import load_benchmark
+from zuhyo.evaluate.judges.answer_extraction import scored_answer
 from zuhyo.evaluate.judges.base import JudgeInput, JudgeOptions, build_judge
+from zuhyo.evaluate.prompting import prompt_family
 from zuhyo.schema import Sample
 
 
@@ -46,6 +52,9 @@ def build_pairs(samples: list[Sample]) -> list[tuple[str, Sample, str, bool]]:
             pairs.append(("alt", s, alt, True))
         pairs.append(("sentence", s, f"答えは{ref}です。" if ja else f"The answer is {ref}.", True))
         pairs.append(("cot", s, f"Reading the chart step by step.\nAnswer: {ref}", True))
+        trailer = "回答：（グラフより）" if ja else "The answer is from the chart."
+        pairs.append(("cot_trailer", s, f"Reading the chart step by step.\nAnswer: {ref}\n{trailer}", True))
+        pairs.append(("abstain", s, "わかりません" if ja else "I don't know.", False))
         bumped = _bump_numbers(ref)
         if bumped and bumped != ref:
             pairs.append(("wrong_number", s, bumped, False))
@@ -55,18 +64,19 @@ def build_pairs(samples: list[Sample]) -> list[tuple[str, Sample, str, bool]]:
     return pairs
 
 
-async def judge_all(spec: str, pairs: list[tuple[str, Sample, str, bool]]) -> list[str]:
+async def judge_all(spec: str, pairs: list[tuple[str, Sample, str, bool]], cleaning: str = "faithful") -> list[str]:
     judge = build_judge(spec, JudgeOptions())
     try:
         sem = asyncio.Semaphore(16)
 
-        async def one(s: Sample, response: str) -> str:
+        async def one(kind: str, s: Sample, response: str) -> str:
+            answer = scored_answer(response, "cot" if kind.startswith("cot") else "direct", prompt_family(s), cleaning)
             async with sem:
                 v = await judge.judge(JudgeInput(question=s.question, references=tuple(s.answers),
-                                                 response=response, raw_response=response, sample=s))
+                                                 response=answer, raw_response=response, sample=s))
                 return v.verdict
 
-        return list(await asyncio.gather(*(one(s, r) for _, s, r, _ in pairs)))
+        return list(await asyncio.gather(*(one(k, s, r) for k, s, r, _ in pairs)))
     finally:
         await judge.aclose()
 
@@ -84,13 +94,14 @@ def cohen_kappa(a: list[bool], b: list[bool]) -> float | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--llm", help="model spec of an LLM judge to compare with (needs a reachable endpoint)")
+    ap.add_argument("--answer-cleaning", choices=["faithful", "lenient"], default="faithful")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     samples = load_benchmark("sample-ja").samples
     samples += [s for s in load_benchmark("sample-astro").samples
                 if s.astro and s.astro.answer_kind in ("choice", "numeric_exact")]
     pairs = build_pairs(samples)
-    rules = asyncio.run(judge_all("rules", pairs))
+    rules = asyncio.run(judge_all("rules", pairs, args.answer_cleaning))
     by_kind: dict[str, Counter[str]] = defaultdict(Counter)
     for (kind, _, _, truth), v in zip(pairs, rules, strict=True):
         if v in ("correct", "incorrect"):
@@ -111,7 +122,7 @@ def main() -> None:
                         "accuracy_on_decided": round(tot["right"] / decided, 4) if decided else None,
                         "undecided": tot["undecided"]}}
     if args.llm:
-        llm = asyncio.run(judge_all(f"llm:{args.llm}", pairs))
+        llm = asyncio.run(judge_all(f"llm:{args.llm}", pairs, args.answer_cleaning))
         both = [(r == "correct", m == "correct") for r, m in zip(rules, llm, strict=True)
                 if r in ("correct", "incorrect") and m in ("correct", "incorrect")]
         scored = [(m == "correct") == t for (_, _, _, t), m in zip(pairs, llm, strict=True)
