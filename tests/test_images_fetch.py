@@ -357,7 +357,7 @@ def test_cli_fetch_json_strict_and_resume(server: ImageServer, tmp_path: Path) -
     before = Counter(server.hits)
     proc = _cli(*common, "--strict")
     assert proc.returncode == 1
-    assert "0 fetched, 9 already present, 11 failed" in proc.stderr
+    assert "0 fetched, 9 already present, 11 failed" in proc.stdout  # the result: stdout; failures: stderr
     assert "11 of 20 images failed" in proc.stderr
     assert "missing <" + server.url("/missing.png") + ">: HTTP 404 Not Found" in proc.stderr
     assert all(server.hits[p] == before[p] for p in GOOD.values())

@@ -23,11 +23,12 @@ def register(app: typer.Typer) -> None:
                              ] = 10_000,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
         min_items: Annotated[int, typer.Option("--min-category-items", min=1, help="Categories with fewer items "
-                                               "are left out of the category plots (HakushoBench: 50).")] = 50,
+                                               "are greyed out in the category plots (HakushoBench omits "
+                                               "them: 50).")] = 50,
         font: Annotated[Path | None, typer.Option("--font", help="CJK font file for the plots (default: IPAex "
                                                   "Gothic).")] = None,
-        max_failed: Annotated[int, typer.Option("--max-failed", min=0, help="Failed items listed per model in "
-                                                "index.html.")] = 300,
+        max_failed: Annotated[int, typer.Option("--max-failed", min=0, help="Failed item-runs listed per model "
+                                                "in index.html (0: all, paged; all are counted).")] = 0,
         strict: Annotated[bool, typer.Option("--strict", help="Refuse conflicting duplicate records across run "
                                              "sets (default: the first run set given wins, and it is reported).")
                           ] = False,

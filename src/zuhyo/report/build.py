@@ -34,9 +34,10 @@ class ReportOptions:
     n_resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
     min_category_items: int = 50
-    """Categories with fewer items are left out of the category plots (HakushoBench Fig. 7 omits < 50)."""
+    """Categories with fewer items are greyed out in the category plots (HakushoBench Fig. 7 omits < 50)."""
     font: Path | None = None
-    max_failed_per_model: int = 300
+    max_failed_per_model: int = 0
+    """Failed item-runs listed per model in index.html (0: all; the page pages and filters them; all are counted)."""
     strict: bool = False
     """Refuse conflicting duplicate records across run sets instead of keeping the first."""
     plots: bool = True
@@ -107,20 +108,20 @@ def build_report(dirs: list[Path], out: Path, options: ReportOptions | None = No
     plots = build_plots(agg, tags, out / "plots", min_items=opts.min_category_items, font=opts.font) \
         if opts.plots else []
     files += [f for p in plots for f in (p.png, p.svg)]
-    failed, totals = collect_failed(agg, max_per_model=opts.max_failed_per_model)
+    failed = collect_failed(agg, max_per_model=opts.max_failed_per_model)
     overview = {"run_sets": [str(d) for d in dirs], "models": agg.models,
                 "model_labels": model_labels(agg.models, agg.baselines),
                 "tags": tags, "benchmarks": agg.benchmarks, "prompts": agg.prompts, "runs": merged.runs,
                 "judges": agg.judge_for, "n_resamples": opts.n_resamples, "seed": opts.seed,
                 "min_category_items": opts.min_category_items,
                 "items": {b: len(ids) for b, ids in sorted(agg.items.items())}, "conflicts": merged.n_conflicts}
-    index = render_html(agg=agg, tables=tables, plots=plots, failed=failed, failed_totals=totals,
+    index = render_html(agg=agg, tables=tables, plots=plots, failed=failed,
                         max_per_model=opts.max_failed_per_model, overview=overview, problems=problems,
                         out=out / "index.html")
     files.append(index)
     doc: dict[str, Any] = {
         "overview": overview, "problems": problems, "cells": _cells_json(agg, an), "gaps": an.gaps,
-        "failed_counts": totals, "tables": [t.name for t in tables],
+        "failed_counts": failed.totals, "failed_by_benchmark": failed.counts, "tables": [t.name for t in tables],
         "plots": [{"name": p.name, "png": str(p.png), "svg": str(p.svg), "caption": p.caption} for p in plots],
         "out": str(out), "index": str(index),
     }

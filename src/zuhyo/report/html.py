@@ -42,6 +42,40 @@ class FailedItem:
     """data: URI of a small JPEG of the item's image when a local or embedded image exists, or of an SVG
     placeholder saying why it cannot be shown."""
 
+    def to_json(self, thumb_key: str | None) -> dict[str, Any]:
+        """The row as the page's script reads it; the thumbnail by key into a shared map (one copy per image)."""
+        return {"model": self.model, "bench": self.benchmark, "id": self.sample_id, "prompt": self.prompt,
+                "run": self.run_index, "kind": self.kind, "question": self.question, "reference": self.reference,
+                "response": self.response, "reason": self.reason, "score": self.score, "thumb": thumb_key}
+
+
+@dataclass(frozen=True)
+class FailedList:
+    """The failed item-runs listed in the report, and the counts of all of them (listed or not)."""
+
+    items: list[FailedItem]
+    """Interleaved round-robin over (model, benchmark) groups, so the first rows show every model and benchmark."""
+    totals: dict[str, int]
+    """model → failed item-runs."""
+    counts: dict[str, dict[str, dict[str, int]]]
+    """model → benchmark → kind (incorrect, error, unscored) → item-runs."""
+
+
+def failure_reason(kind: str, reason: str, extracted: str | None, reference: str, decided_by: str,
+                   metrics: dict[str, float]) -> str:
+    """Why the item failed, never empty: the judge's own reason, else one made from what it decided on (numeric
+    metrics give a score and the values they compared, not a sentence)."""
+    if reason.strip():
+        return reason
+    by = decided_by or "the judge"
+    if kind == "unscored":
+        return f"{by} could not decide"
+    answer = "no answer was extracted" if extracted in (None, "") else f"answer {extracted!r}"
+    parts = [f"{by}: {answer} does not match the reference {reference!r}"]
+    if metrics:
+        parts.append(", ".join(f"{k} {v:.3g}" for k, v in sorted(metrics.items())))
+    return "; ".join(parts)
+
 
 def thumbnail_uri(sample: Sample | None, base_dir: Path | None, max_px: int = THUMB_PX) -> str | None:
     """A small inlined copy of the sample's image; None when there is no local/embedded image to read; a
@@ -102,11 +136,12 @@ def placeholder_uri(reason: str, max_px: int = THUMB_PX) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
 
 
-def collect_failed(agg: Aggregate, *, max_per_model: int) -> tuple[list[FailedItem], dict[str, int]]:
-    """Failed item-runs per model (at most ``max_per_model`` each, in key order); also the total per model."""
-    thumbs: dict[tuple[str, str], str | None] = {}
-    out: list[FailedItem] = []
+def collect_failed(agg: Aggregate, *, max_per_model: int = 0) -> FailedList:
+    """Every failed item-run (incorrect, errored, unscored), counted per model and benchmark, and listed
+    interleaved across benchmarks — at most ``max_per_model`` per model when it is positive (0: all)."""
+    groups: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
     totals: dict[str, int] = {}
+    counts: dict[str, dict[str, dict[str, int]]] = {}
     merged = agg.merged
     for key in sorted(merged.predictions):
         bench, sid, model, prompt, run = key
@@ -124,36 +159,70 @@ def collect_failed(agg: Aggregate, *, max_per_model: int) -> tuple[list[FailedIt
         else:
             continue
         totals[model] = totals.get(model, 0) + 1
-        if totals[model] > max_per_model:
-            continue
-        sample = merged.samples.get((bench, sid))
-        if (bench, sid) not in thumbs:
-            thumbs[(bench, sid)] = thumbnail_uri(sample, merged.base_dirs.get(bench))
-        out.append(FailedItem(model, bench, sid, prompt, run, kind,
-                              sample.question if sample else "(sample not loaded)",
-                              " | ".join(sample.answers) if sample else "", p.response or "", reason, score,
-                              thumbs[(bench, sid)]))
-    return out, totals
+        per_kind = counts.setdefault(model, {}).setdefault(bench, {})
+        per_kind[kind] = per_kind.get(kind, 0) + 1
+        groups.setdefault((model, bench), []).append((key, p, j, kind, reason, score))
+    order = sorted(groups, key=lambda mb: (agg.models.index(mb[0]) if mb[0] in agg.models else len(agg.models),
+                                           mb[0], mb[1]))
+    listed: dict[str, int] = {}
+    thumbs: dict[tuple[str, str], str | None] = {}
+    out: list[FailedItem] = []
+    for rank in range(max((len(g) for g in groups.values()), default=0)):
+        for mb in order:
+            if rank >= len(groups[mb]) or (max_per_model > 0 and listed.get(mb[0], 0) >= max_per_model):
+                continue
+            listed[mb[0]] = listed.get(mb[0], 0) + 1
+            key, p, j, kind, reason, score = groups[mb][rank]
+            bench, sid, model, prompt, run = key
+            sample = merged.samples.get((bench, sid))
+            if (bench, sid) not in thumbs:
+                thumbs[(bench, sid)] = thumbnail_uri(sample, merged.base_dirs.get(bench))
+            reference = " | ".join(sample.answers) if sample else ""
+            if j is not None:
+                reason = failure_reason(kind, reason, j.extracted_answer or p.answer, reference, j.decided_by,
+                                        j.metrics)
+            out.append(FailedItem(model, bench, sid, prompt, run, kind,
+                                  sample.question if sample else "(sample not loaded)", reference, p.response or "",
+                                  reason, score, thumbs[(bench, sid)]))
+    return FailedList(out, totals, counts)
+
+
+def failed_page_data(failed: FailedList, labels: dict[str, str]) -> dict[str, Any]:
+    """What the page's script renders: the rows, one thumbnail per image, the labels of models and prompts."""
+    thumbs: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    rows = []
+    for f in failed.items:
+        key = None
+        if f.thumbnail is not None:
+            key = keys.setdefault(f.thumbnail, f"t{len(keys)}")
+            thumbs[key] = f.thumbnail
+        rows.append(f.to_json(key))
+    return {"rows": rows, "thumbs": thumbs, "labels": labels,
+            "prompts": {f.prompt: prompt_label(f.prompt) for f in failed.items}}
 
 
 def _data_uri(path: Path, mime: str) -> str:
     return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def render_html(*, agg: Aggregate, tables: list[Table], plots: list[Plot], failed: list[FailedItem],
-                failed_totals: dict[str, int], max_per_model: int, overview: dict[str, Any],
-                problems: list[dict[str, str]], out: Path) -> Path:
+def render_html(*, agg: Aggregate, tables: list[Table], plots: list[Plot], failed: FailedList,
+                max_per_model: int, overview: dict[str, Any], problems: list[dict[str, str]], out: Path) -> Path:
     """Write ``out`` (index.html) from the Jinja2 template."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html", "j2"]))
     labels = model_labels(agg.models, agg.baselines)
+    listed: dict[str, int] = {}
+    for f in failed.items:
+        listed[f.model] = listed.get(f.model, 0) + 1
     html = env.get_template("report.html.j2").render(
         overview=overview, tables=tables, counts_note=COUNTS_NOTE, problems=problems,
         plots=[{"name": p.name, "title": p.title, "caption": p.caption, "src": _data_uri(p.png, "image/png")}
                for p in plots],
-        failed=failed, models=[(m, labels[m]) for m in agg.models], labels=labels,
+        failed_data=failed_page_data(failed, labels), failed_counts=failed.counts, failed_totals=failed.totals,
+        failed_listed=listed, models=[(m, labels[m]) for m in agg.models], labels=labels,
         benchmarks=agg.benchmarks, prompts=[(p, prompt_label(p)) for p in agg.prompts],
-        failed_totals=failed_totals, max_per_model=max_per_model, prompt_label=prompt_label)
+        max_per_model=max_per_model, kinds=("incorrect", "error", "unscored"))
     out.write_text(html, encoding="utf-8")
     return out

@@ -128,7 +128,7 @@ def category_table(agg: Aggregate, bench: str, axis: str, prompt: str, tags: dic
     notes = [f"Mean ± std over runs in %, per {AXIS_TITLES.get(axis, axis).lower()}; n = items in the category"
              + (" (an item can have several flags)." if axis == "flag" else ".")]
     if small:
-        notes.append(f"Fewer than {min_items} items (omitted from the plots): {', '.join(small)}.")
+        notes.append(f"Fewer than {min_items} items (grey in the plots): {', '.join(small)}.")
     return Table(f"{slug(bench)}_{axis}_{slug(prompt)}", f"{bench} — accuracy (%) by "
                  f"{AXIS_TITLES.get(axis, axis).lower()}, {prompt_label(prompt)}", columns, rows, notes=notes)
 

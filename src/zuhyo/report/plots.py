@@ -3,8 +3,8 @@
 - ``spread``: score spread across models per benchmark (HakushoBench Fig. 1);
 - ``<bench>_direct_vs_cot``: Direct vs CoT bars per model with std error bars (HakushoBench Fig. 6);
 - ``<bench>_image_type_<prompt>`` / ``<bench>_flag_<prompt>``: spread of model scores by image type (Fig. 7) and
-  by question flag (Fig. 9); categories with fewer than ``min_items`` items are omitted, as the paper does, and the
-  figure says which;
+  by question flag (Fig. 9); every category is drawn with its item count; those with fewer than ``min_items``
+  items (the paper omits them) are greyed out, and the caption names them;
 - ``<bench>_domaincqa_bars_<prompt>`` / ``<bench>_domaincqa_box_<prompt>``: AstroChart category bars and box plots
   (DomainCQA Figs. 5–6).
 
@@ -26,6 +26,8 @@ from zuhyo.schema import AstroCategory
 
 Y_LABEL = "Accuracy (%) / 正答率"
 GROUP_COLORS = {OPEN: "#1f77b4", PROPRIETARY: "#d62728", None: "#555555"}
+GREY = "#b0b0b0"
+"""Categories under ``--min-category-items``."""
 
 
 @dataclass(frozen=True)
@@ -64,14 +66,17 @@ def _save(fig: Any, out_dir: Path, name: str, title: str, caption: str) -> Plot:
 
 
 def spread_plot(agg: Aggregate, tags: dict[str, str], out_dir: Path) -> Plot | None:
-    """Each model's mean per benchmark as a dot, one panel per prompt (HakushoBench Fig. 1 style)."""
+    """Each model's mean per benchmark as a dot, one panel per prompt (HakushoBench Fig. 1 style).
+
+    Labels are stacked so that tied or close models do not overprint each other (a thin line joins a moved
+    label to its dot)."""
     plt = _pyplot()
     means = {(b, p, m): s.mean for b in agg.benchmarks for p in agg.prompts for m in agg.models
              if (rec := agg.cell(b, m, p)) is not None
              and (s := rec.score(agg.items.get(b, set()))).mean is not None}
     if not means:
         return None
-    fig, axes = plt.subplots(1, len(agg.prompts), figsize=(1.2 + 1.6 * len(agg.benchmarks) * len(agg.prompts), 4),
+    fig, axes = plt.subplots(1, len(agg.prompts), figsize=(1.2 + 2.2 * len(agg.benchmarks) * len(agg.prompts), 4),
                              sharey=True, squeeze=False, layout="constrained")
     labels = model_labels(agg.models, agg.baselines)
     for ax, p in zip(axes[0], agg.prompts, strict=True):
@@ -82,8 +87,14 @@ def spread_plot(agg: Aggregate, tags: dict[str, str], out_dir: Path) -> Plot | N
             for j, (m, v) in enumerate(pts):
                 x = i + (j - (len(pts) - 1) / 2) * 0.08
                 ax.scatter([x], [v], color=GROUP_COLORS[tags.get(m)], zorder=3, s=24)
-                ax.annotate(labels[m], (x, v), fontsize=7, xytext=(4, 0), textcoords="offset points", va="center")
+            label_x = i + (len(pts) - 1) / 2 * 0.08 + 0.12
+            heights = stack_labels([v for _, v in pts], min_gap=6.0, lo=3.0, hi=97.0)
+            for (m, v), y in zip(pts, heights, strict=True):
+                ax.annotate(labels[m], (label_x - 0.1, v), xytext=(label_x, y), textcoords="data", fontsize=7,
+                            va="center", arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "#999"}
+                            if abs(y - v) > 0.5 else None)
         ax.set_xticks(range(len(agg.benchmarks)), agg.benchmarks, rotation=20)
+        ax.set_xlim(-0.6, len(agg.benchmarks) - 0.1)
         ax.set_title(prompt_label(p))
         ax.set_ylim(0, 100)
         ax.grid(axis="y", alpha=0.3)
@@ -91,6 +102,35 @@ def spread_plot(agg: Aggregate, tags: dict[str, str], out_dir: Path) -> Plot | N
     fig.suptitle("Score spread across models / モデル間のスコア分布")
     caption = "One dot per model (blue: open-weight, red: proprietary, grey: untagged); box: spread across models."
     return _save(fig, out_dir, "spread", "Score spread across models per benchmark", caption)
+
+
+def stack_labels(values: list[float], *, min_gap: float, lo: float = 0.0, hi: float = 100.0) -> list[float]:
+    """Label heights for points at ``values`` (same order): each as close to its point as possible, at least
+    ``min_gap`` apart, within [lo, hi] where the gaps allow (ties fan out around their common value)."""
+    order = sorted(range(len(values)), key=lambda k: values[k])
+    ys = [values[k] for k in order]
+    for _ in range(len(ys) + 1):  # merge-and-centre clusters until no two labels are closer than min_gap
+        placed: list[list[int]] = []
+        for k in range(len(ys)):
+            if placed and ys[k] - ys[placed[-1][-1]] < min_gap - 1e-9:
+                placed[-1].append(k)
+            else:
+                placed.append([k])
+        if all(len(c) == 1 for c in placed):
+            break
+        for cluster in placed:
+            centre = sum(values[order[k]] for k in cluster) / len(cluster)
+            start = centre - (len(cluster) - 1) * min_gap / 2
+            for n, k in enumerate(cluster):
+                ys[k] = start + n * min_gap
+    for k in range(len(ys)):  # push up from the floor, then down from the ceiling, keeping the gaps
+        ys[k] = max(ys[k], lo if k == 0 else ys[k - 1] + min_gap)
+    for k in reversed(range(len(ys))):
+        ys[k] = min(ys[k], hi if k == len(ys) - 1 else ys[k + 1] - min_gap)
+    out = [0.0] * len(values)
+    for k, y in zip(order, ys, strict=True):
+        out[k] = y
+    return out
 
 
 def prompt_bars(agg: Aggregate, bench: str, out_dir: Path) -> Plot | None:
@@ -129,18 +169,19 @@ def prompt_bars(agg: Aggregate, bench: str, out_dir: Path) -> Plot | None:
 
 def category_spread(agg: Aggregate, bench: str, axis: str, prompt: str, tags: dict[str, str], out_dir: Path,
                     min_items: int) -> Plot | None:
-    """Box plot of model scores per category (HakushoBench Figs. 7 and 9); small categories omitted."""
+    """Box plot of model scores per category (HakushoBench Figs. 7 and 9), every category with its item count;
+    categories with fewer than ``min_items`` items (which the paper omits) are drawn grey and named in the
+    caption, so a small benchmark still gets a readable plot."""
     plt = _pyplot()
     cats = agg.categories(bench, axis)
     if not cats:
         return None
     order = AXIS_ORDER.get(axis, [])
     values = sorted(cats, key=lambda v: (order.index(v) if v in order else len(order), v))
-    kept = [v for v in values if len(cats[v]) >= min_items]
-    omitted = [f"{v} (n={len(cats[v])})" for v in values if len(cats[v]) < min_items]
+    small = {v for v in values if len(cats[v]) < min_items}
     universe = agg.items.get(bench, set())
     data: list[list[tuple[str, float]]] = []
-    for v in kept:
+    for v in values:
         pts = []
         for m in agg.models:
             rec = agg.cell(bench, m, prompt)
@@ -149,27 +190,30 @@ def category_spread(agg: Aggregate, bench: str, axis: str, prompt: str, tags: di
                 pts.append((m, 100 * s.mean))
         data.append(pts)
     title = f"{bench}: {AXIS_TITLES.get(axis, axis)} ({prompt_label(prompt)})"
-    fig, ax = plt.subplots(figsize=(max(4.5, 0.9 * len(kept) + 2), 4))
-    if kept:
-        ax.boxplot([[v for _, v in pts] or [float("nan")] for pts in data], positions=range(len(kept)),
-                   showfliers=False)
-        for i, pts in enumerate(data):
-            for m, score in pts:
-                ax.scatter([i], [score], color=GROUP_COLORS[tags.get(m)], s=18, zorder=3)
-        ax.set_xticks(range(len(kept)), [f"{v}\n(n={len(cats[v])})" for v in kept], rotation=0, fontsize=8)
-    else:
-        ax.text(0.5, 0.5, f"no category has {min_items} or more items", ha="center", va="center",
-                transform=ax.transAxes)
-        ax.set_xticks([])
+    fig, ax = plt.subplots(figsize=(max(4.5, 0.9 * len(values) + 2), 4))
+    for i, (v, pts) in enumerate(zip(values, data, strict=True)):
+        grey = v in small
+        style = {"color": GREY} if grey else {}
+        ax.boxplot([[x for _, x in pts] or [float("nan")]], positions=[i], showfliers=False,
+                   boxprops=style, whiskerprops=style, capprops=style,
+                   medianprops={"color": GREY} if grey else {})
+        for m, score in pts:
+            ax.scatter([i], [score], color=GREY if grey else GROUP_COLORS[tags.get(m)], s=18, zorder=3,
+                       alpha=0.6 if grey else 1.0)
+    ax.set_xticks(range(len(values)), [f"{v}\n(n={len(cats[v])})" for v in values], rotation=0, fontsize=8)
+    for tick, v in zip(ax.get_xticklabels(), values, strict=True):
+        if v in small:
+            tick.set_color(GREY)
+    ax.set_xlim(-0.6, len(values) - 0.4)
     ax.set_ylabel(Y_LABEL)
     ax.set_ylim(0, 100)
     ax.grid(axis="y", alpha=0.3)
     ax.set_title(title)
-    note = (f"Omitted (< {min_items} items): {', '.join(omitted)}" if omitted
-            else f"All categories have {min_items} or more items")
-    fig.text(0.01, -0.04, note, fontsize=7, ha="left", va="top")
-    return _save(fig, out_dir, f"{slug(bench)}_{axis}_{slug(prompt)}", title,
-                 "Box: spread of the models' scores per category; dots: models. " + note + ".")
+    caption = "Box: spread of the models' scores per category; dots: models; n: items in the category."
+    if small:
+        caption += (f" Grey: fewer than {min_items} items (left out of the paper's figures): "
+                    f"{', '.join(f'{v} (n={len(cats[v])})' for v in values if v in small)}.")
+    return _save(fig, out_dir, f"{slug(bench)}_{axis}_{slug(prompt)}", title, caption)
 
 
 ASTRO_CATEGORIES = [c.value for c in AstroCategory]
