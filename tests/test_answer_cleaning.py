@@ -111,3 +111,15 @@ def test_abstentions_lower_the_score_and_coverage_is_reported(tmp_path: Path, fa
     for axis in e["by_category"].values():
         for cell in axis.values():
             assert cell["n_total"] >= cell["n"] and "coverage" in cell
+
+
+def test_low_coverage_warns_on_stderr_and_the_table_shows_it(tmp_path: Path, fake_server) -> None:
+    model = fake_server(default_answer="ゾウ")  # a word the rules can neither match nor refute: undecided
+    proc = run_cli("eval", "--bench", "sample-ja", "--model", f"openai:m@{model.base_url}", "--runs", "1",
+                   "--prompt", "direct", "--judge", "rules", "--out", str(tmp_path / "run"), "--quiet", "--json")
+    (e,) = json.loads(proc.stdout.strip().splitlines()[-1])["entries"]
+    assert e["coverage"] < 0.9 and e["n_unscored"] > 0
+    assert "warning:" in proc.stderr and f"covers {e['n_scored']}/{e['n_total']}" in proc.stderr
+    assert "counting them wrong gives" in proc.stderr
+    table = run_cli("score", str(tmp_path / "run"), "--judge", "rules", "--quiet")
+    assert f"{e['n_scored']}/{e['n_total']} (" in table.stdout and "coverage" in table.stdout
