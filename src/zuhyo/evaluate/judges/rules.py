@@ -5,13 +5,21 @@ Order of the rules (the first that applies decides, per reference; several refer
 1. The final answer is read from the reply (:func:`extract_final_answer`) and both sides are normalised: NFKC and
    width (jaconv), lower case, era years to Western years (令和5年 → 2023年), Markdown, quotes, copulas (です)
    and trailing punctuation stripped. Equal texts, or equal once spaces and punctuation are removed → correct.
+1a. Abstentions (:mod:`~zuhyo.evaluate.judges.abstention`: unknown, わかりません, 回答できません ...) → incorrect,
+   unless the reference says the question is unanswerable (then correct; a short non-abstaining answer to such a
+   reference is incorrect). Abstentions must never raise a score by leaving the mean (issue 7, item 8).
 2. Yes/no (はい/いいえ/yes/no/true/false/正しい/誤り): compared as booleans; a reply with no yes/no → undecided.
 3. Option labels (A, (b), ①): compared as labels.
 4. Lists (reference with two or more items separated by 、 , ， ・ ; or "and"): the same number of items, each
    matched by these rules. Order matters only when the question asks for one (順に, 順番, 順位, 多い順, 高い順,
    並べ, order, rank, ascending, descending ...); otherwise items are matched as a set.
 5. Quantities (:func:`parse_quantity`): kanji numerals, 万/億/兆, thousands separators, decimals, %, 割, ポイント,
-   units and counters. Units must agree when both sides give one (% against ポイント → undecided). Equal
+   units and counters. Units must agree when both sides give one (% against ポイント → undecided; the same value
+   with an unknown unit spelling → undecided), except units of one dimension, which are converted (3.2トン =
+   3200kg, :mod:`~zuhyo.evaluate.judges.units`). Fractions (1/2, 2分の1) are exact values (0.33 for 1/3 rounds).
+   Change words (増/増加/上昇/減少/低下/前年比 ..., :func:`compare_changes`) give a direction, never a unit: the
+   sizes must agree, then the directions must not disagree (a missing one is taken from the question, else
+   undecided). Equal
    values → correct; a more precise answer that rounds to the reference at the reference's precision
    (12.34% for 12.3%, 12,345人 for 1.2万人) → correct; approximations (約, およそ, 程度, about) → correct within
    5 % relative difference; bounds (以上, 未満) must agree or the result is undecided; anything else → incorrect.
