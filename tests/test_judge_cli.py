@@ -194,4 +194,4 @@ def test_input_lines_are_whole_samples_for_every_judge(tmp_path: Path) -> None:
     rows = {r["line"]: r for r in map(json.loads, lenient.stdout.splitlines())}
     assert (rows[3]["verdict"], rows[3]["answer"]) == ("correct", "Facebook")
     human = run_cli("judge", "--input", str(path), "--judge", "auto")
-    assert "line 1: correct (chartqapro) score 1" in human.stderr and "7 items:" in human.stderr
+    assert "line 1: correct (chartqapro) score 1" in human.stdout and "7 items:" in human.stdout  # results: stdout

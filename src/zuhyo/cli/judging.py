@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, fail
+from zuhyo.cli._common import JsonOpt, console, emit_json, fail, result_console, results
 
 if TYPE_CHECKING:
     from zuhyo.schema import Sample
@@ -189,12 +189,12 @@ def register(app: typer.Typer) -> None:
                 elif "error" in row:
                     console.print(f"[red]line {row['line']}: error:[/] {row['error']}", highlight=False)
                 else:
-                    console.print(f"line {row['line']}: " + _row_text(row), highlight=False)
+                    result_console.print(f"line {row['line']}: " + _row_text(row), highlight=False)
             counts: dict[str, int] = {}
             for r in rows:
                 counts[r.get("verdict", "error")] = counts.get(r.get("verdict", "error"), 0) + 1
-            console.print(f"{len(rows)} items: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
-                          highlight=False)
+            results(json_out).print(f"{len(rows)} items: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
+                                    highlight=False)
             if errors:
                 raise typer.Exit(1)
             return
