@@ -358,6 +358,8 @@ def test_cli_fetch_json_strict_and_resume(server: ImageServer, tmp_path: Path) -
     proc = _cli(*common, "--strict")
     assert proc.returncode == 1
     assert "0 fetched, 9 already present, 11 failed" in proc.stdout  # the result: stdout; failures: stderr
+    # stderr is a pipe, not a terminal: plain progress lines (done/total, rate, errors) instead of a live bar.
+    assert "fetching images: 20/20 (100.0 %), " in proc.stderr and ", 11 errors, " in proc.stderr
     assert "11 of 20 images failed" in proc.stderr
     assert "missing <" + server.url("/missing.png") + ">: HTTP 404 Not Found" in proc.stderr
     assert all(server.hits[p] == before[p] for p in GOOD.values())

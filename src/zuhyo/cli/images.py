@@ -90,9 +90,22 @@ def fetch_cmd(
 
 @contextmanager
 def _progress_bar(total: int, quiet: bool) -> Iterator[ProgressCallback | None]:
-    """A rich progress bar on stderr advanced by fetch events; no callback when quiet or nothing to fetch."""
+    """A rich progress bar on stderr advanced by fetch events (plain lines when stderr is not a terminal); no
+    callback when quiet or nothing to fetch."""
     if quiet or total == 0:
         yield None
+        return
+    if not console.is_terminal:  # a log file, CI, nohup: a plain line every few seconds
+        from zuhyo.cli.evaluation import PlainProgress
+
+        with PlainProgress().task("fetching images", total) as advance:
+
+            def on_plain_event(event: FetchEvent) -> None:
+                advance(len(event.item_ids))
+                if event.outcome == "failed":
+                    advance.add_errors(len(event.item_ids))  # type: ignore[attr-defined]
+
+            yield on_plain_event
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
