@@ -177,9 +177,9 @@ def test_disk_full_on_a_real_tmpfs_stops_the_run_cleanly_and_resume_completes(ti
 
 @pytest.mark.timeout(60)
 def test_injected_enospc_stops_the_run_promptly_and_resume_completes(tmp_path, fake_server, monkeypatch):
+    from zuhyo.errors import ZuhyoError
     from zuhyo.evaluate.config import BenchmarkSpec, EvalConfig
     from zuhyo.evaluate.session import run_eval
-    from zuhyo.evaluate.store import StoreWriteError
 
     server = fake_server(latency_s=0.01)
     out = tmp_path / "run"
@@ -197,7 +197,7 @@ def test_injected_enospc_stops_the_run_promptly_and_resume_completes(tmp_path, f
 
     monkeypatch.setattr(os, "write", full_disk_after_5_writes)
     t0 = time.monotonic()
-    with pytest.raises(StoreWriteError) as info:
+    with pytest.raises(ZuhyoError) as info:
         run_eval(config)
     assert time.monotonic() - t0 < 20
     assert str(info.value) == f"no space left on device writing {out}/predictions.jsonl"
@@ -321,3 +321,52 @@ def test_reading_the_store_streams_it(tmp_path):
     tracemalloc.stop()
     assert n == 20_000
     assert peak < 2_000_000, peak
+
+
+@pytest.mark.timeout(60)
+def test_any_worker_failure_stops_the_run_at_once(tmp_path):
+    """A failure that is not a model error (a bug, say) stops every worker and the producer, and is raised."""
+    import asyncio
+
+    from zuhyo.evaluate.config import BenchmarkSpec, EvalConfig
+    from zuhyo.evaluate.runner import InferenceRunner
+    from zuhyo.evaluate.session import load_benchmarks
+    from zuhyo.evaluate.store import RunStore
+    from zuhyo.testing.scripted import ScriptedBackend
+
+    backend = ScriptedBackend("1", "2", RuntimeError("bug in a backend"), *["3"] * 100)
+    config = EvalConfig(benchmarks=(BenchmarkSpec("sample-ja"),), models=(backend.spec,), out=tmp_path,
+                        prompts=("direct",), runs=1, concurrency=2, judge=None)
+    benches, _ = load_benchmarks(config.benchmarks)
+    runner = InferenceRunner(config, RunStore(tmp_path), [backend])  # type: ignore[list-item]
+    with pytest.raises(RuntimeError, match="bug in a backend"):
+        asyncio.run(runner.run(benches))
+    # The old runner let the other worker carry on through all 44 items after one died.
+    assert len(backend.requests) <= 4
+    assert len(_lines(tmp_path / "predictions.jsonl")) <= 3
+
+
+@pytest.mark.timeout(60)
+def test_injected_enospc_while_scoring_is_a_clear_error(tmp_path, fake_server, monkeypatch):
+    from zuhyo.errors import ZuhyoError
+    from zuhyo.evaluate.config import BenchmarkSpec, EvalConfig
+    from zuhyo.evaluate.session import rescore, run_eval
+
+    server = fake_server()
+    out = tmp_path / "run"
+    run_eval(EvalConfig(benchmarks=(BenchmarkSpec("sample-ja"),), models=(f"openai:fake@{server.base_url}",),
+                        out=out, prompts=("direct",), runs=1, judge=None))
+    real_write = os.write
+
+    def full_disk(fd: int, data: bytes) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(("judgments.jsonl", "judge_cache.jsonl")):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(ZuhyoError, match=r"^no space left on device writing .*/run/(judgments|judge_cache)\.jsonl$"):
+        rescore(out, "rules")
+    monkeypatch.setattr(os, "write", real_write)
+    assert not (out / "judgments.jsonl").read_bytes()  # nothing half-written
+    summary = rescore(out, "rules")  # space back: scoring completes
+    assert summary["entries"][0]["n_scored"] + summary["entries"][0]["n_unscored"] == N_JA
