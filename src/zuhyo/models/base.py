@@ -111,6 +111,19 @@ class BackendOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def int_option(options: BackendOptions, name: str, default: int, minimum: int, *, backend: str) -> int:
+    """Integer backend option ``name`` from ``--model-option`` (default when absent); PermanentModelError when it
+    is not an integer or is below ``minimum``."""
+    raw = options.extra.get(name, default)
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise PermanentModelError(f"{backend} backend option {name}={raw!r} is not an integer") from None
+    if value < minimum:
+        raise PermanentModelError(f"{backend} backend option {name}={value} must be at least {minimum}")
+    return value
+
+
 BackendFactory = Callable[[str, BackendOptions], ModelBackend]
 """Builds a backend from the part of the spec after ``<kind>:`` and the options."""
 

@@ -28,6 +28,7 @@ from zuhyo.models.base import (
     ModelReply,
     PermanentModelError,
     TransientModelError,
+    int_option,
 )
 from zuhyo.models.hf_inputs import build_messages, load_processor
 
@@ -35,14 +36,7 @@ _TOP_LOGPROBS = 5
 
 
 def _int_option(options: BackendOptions, name: str, default: int, minimum: int) -> int:
-    raw = options.extra.get(name, default)
-    try:
-        value = int(raw)
-    except (TypeError, ValueError):
-        raise PermanentModelError(f"hf backend option {name}={raw!r} is not an integer") from None
-    if value < minimum:
-        raise PermanentModelError(f"hf backend option {name}={value} must be at least {minimum}")
-    return value
+    return int_option(options, name, default, minimum, backend="hf")
 
 
 class MicroBatcher:

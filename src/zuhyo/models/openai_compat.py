@@ -4,6 +4,11 @@ aiohttp is the chosen client (DESIGN.md, measured: ~0.75 ms client CPU per ~240 
 httpx and ~8 ms for the openai SDK). Several base URLs for one model (``--endpoint``) are load-balanced by
 least in-flight requests. The backend does not retry: it classifies failures as transient (429, 5xx, timeouts,
 dropped connections, malformed bodies) or permanent, and the runner decides.
+
+Replies are bounded, since the server is not zuhyo's: a body is read in chunks up to ``max_reply_bytes``
+(``--model-option``, default 8 MiB; a larger Content-Length is refused before reading) and an over-long body is a
+permanent error naming its size; a reply text longer than ``max_response_chars`` (default 200,000) is cut to it
+with a marker saying so, and its ``finish_reason`` becomes ``length`` so the record's outcome is ``truncated``.
 """
 
 from __future__ import annotations
@@ -21,12 +26,20 @@ from zuhyo.models.base import (
     ModelReply,
     PermanentModelError,
     TransientModelError,
+    int_option,
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _BODY_CACHE_SIZE = 256
 """Encoded bodies kept for reuse (~256 × a few hundred KB); oldest dropped first."""
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 524, 529}
+DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
+"""Largest reply body read (``max_reply_bytes``): ~100x a long chain-of-thought reply with usage and logprobs."""
+DEFAULT_MAX_RESPONSE_CHARS = 200_000
+"""Longest reply text kept (``max_response_chars``): ~10x what 8,192 tokens of text take."""
+_ERROR_BODY_BYTES = 64 * 1024
+"""Of an error reply (status other than 200) only this much is read: it is only quoted."""
+_CHUNK = 64 * 1024
 
 
 def parse_openai_spec(rest: str) -> tuple[str, str]:
@@ -87,6 +100,10 @@ class OpenAICompatBackend:
         if options.api_key:
             self._headers["Authorization"] = f"Bearer {options.api_key}"
         self._timeout_s = options.timeout_s
+        self.max_reply_bytes = int_option(options, "max_reply_bytes", DEFAULT_MAX_REPLY_BYTES, 1024,
+                                          backend="openai")
+        self.max_response_chars = int_option(options, "max_response_chars", DEFAULT_MAX_RESPONSE_CHARS, 100,
+                                             backend="openai")
         self._session: Any = None
         self._bodies: dict[int, tuple[ChatRequest, bytes]] = {}
         self._lock = asyncio.Lock()
@@ -154,9 +171,9 @@ class OpenAICompatBackend:
         ep.in_flight += 1
         try:
             async with session.post(ep.url, data=body) as resp:
-                raw = await resp.read()
                 status = resp.status
                 retry_after = _retry_after(resp.headers.get("Retry-After"))
+                raw, too_long = await read_capped(resp, self.max_reply_bytes if status == 200 else _ERROR_BODY_BYTES)
         except TimeoutError:
             raise TransientModelError(f"timeout after {self._timeout_s:g}s from {ep.url}") from None
         except aiohttp.ClientError as e:
@@ -169,12 +186,44 @@ class OpenAICompatBackend:
             if status in _TRANSIENT_STATUS:
                 raise TransientModelError(msg, retry_after=retry_after)
             raise PermanentModelError(msg)
-        return parse_chat_completion(raw, ep.url)
+        if too_long:
+            raise PermanentModelError(f"reply from {ep.url} is too long: {too_long} (the limit is "
+                                      f"max_reply_bytes={self.max_reply_bytes:,}; raise it with --model-option)")
+        return cap_reply_text(parse_chat_completion(raw, ep.url), self.max_response_chars)
 
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+async def read_capped(resp: Any, cap: int) -> tuple[bytes, str | None]:
+    """The body of aiohttp response ``resp``, read in chunks up to ``cap`` bytes: (body, None), or (what was read,
+    why it stopped) when the body is longer. A Content-Length over ``cap`` stops it before reading; either way
+    the connection is closed rather than drained."""
+    declared = resp.content_length
+    if declared is not None and declared > cap:
+        resp.close()
+        return b"", f"Content-Length {declared:,} bytes"
+    buf = bytearray()
+    async for chunk in resp.content.iter_chunked(_CHUNK):
+        buf += chunk
+        if len(buf) > cap:
+            resp.close()
+            return bytes(buf[:cap]), f"more than {cap:,} bytes, no Content-Length (reading stopped at {len(buf):,})"
+    return bytes(buf), None
+
+
+def cap_reply_text(reply: ModelReply, max_chars: int) -> ModelReply:
+    """``reply`` with its text cut to ``max_chars`` plus a marker saying how much was dropped (and the provider's
+    finish_reason), and ``finish_reason="length"``; unchanged when short enough."""
+    text = reply.text
+    if len(text) <= max_chars:
+        return reply
+    reply.text = (f"{text[:max_chars]}\n[zuhyo: reply truncated to {max_chars:,} of {len(text):,} characters "
+                  f"(max_response_chars); finish_reason was {reply.finish_reason}]")
+    reply.finish_reason = "length"
+    return reply
 
 
 def parse_chat_completion(raw: bytes, where: str) -> ModelReply:

@@ -2,7 +2,9 @@
 
 It answers ``POST /v1/chat/completions`` from an answer key (question → reply), and can inject faults: 429 with
 Retry-After, 500, slow replies, dropped connections and malformed bodies, each with a given probability per
-request (seeded). ``GET /stats`` reports what it saw. Run it standalone::
+request (seeded). ``reply_bytes`` pads every reply to that size (with ``reply_chunked``, streamed in chunks with
+no Content-Length), for clients that must bound what they read. ``GET /stats`` reports what it saw. Run it
+standalone::
 
     python -m zuhyo.testing.fake_openai --answers key.json --port 8000 --fail-rate 0.2
 
@@ -39,6 +41,12 @@ class ServerState:
     slow_s: float = 5.0
     latency_s: float = 0.0
     seed: int = 0
+    reply_bytes: int = 0
+    """Pad each reply's text to about this many bytes (0: no padding)."""
+    reply_chunked: bool = False
+    """Send padded replies with chunked transfer encoding (no Content-Length)."""
+    bytes_out: int = 0
+    """Reply body bytes handed to the socket."""
     requests: int = 0
     faults_injected: dict[str, int] = field(default_factory=dict)
     in_flight: int = 0
@@ -78,6 +86,22 @@ def _is_cot(text: str) -> bool:
     return "Answer:" in text or "step-by-step" in text or "ステップバイステップ" in text or "step by step" in text
 
 
+async def _stream(request: web.Request, body: bytes, state: ServerState) -> web.StreamResponse:
+    """``body`` in 1 MiB chunks with chunked transfer encoding; stops quietly when the client goes away."""
+    resp = web.StreamResponse(headers={"Content-Type": "application/json"})
+    resp.enable_chunked_encoding()
+    await resp.prepare(request)
+    step = 1024 * 1024
+    try:
+        for i in range(0, len(body), step):
+            await resp.write(body[i:i + step])
+            state.bytes_out += min(step, len(body) - i)
+        await resp.write_eof()
+    except (ConnectionResetError, ConnectionError):
+        pass
+    return resp
+
+
 def make_app(state: ServerState) -> web.Application:
     async def chat(request: web.Request) -> web.StreamResponse:
         raw = await request.read()
@@ -113,6 +137,8 @@ def make_app(state: ServerState) -> web.Application:
             if question is not None:
                 state.seen_questions[question] = state.seen_questions.get(question, 0) + 1
             reply = f"The chart shows the values.\nAnswer: {answer}" if _is_cot(text) else answer
+            if state.reply_bytes > len(reply):
+                reply += " " + "x" * (state.reply_bytes - len(reply) - 1)
             message: dict[str, Any] = {"role": "assistant", "content": reply}
             if answer == REFUSAL:  # an answer key can script a refusal or an empty reply
                 message = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
@@ -131,14 +157,17 @@ def make_app(state: ServerState) -> web.Application:
                                                               "top_logprobs": [
                                                                   {"token": "Yes", "logprob": -0.05 if yes else -3.0},
                                                                   {"token": "No", "logprob": -3.0 if yes else -0.05}]}]}
-            return web.json_response(doc)
+            if state.reply_chunked:
+                return await _stream(request, json.dumps(doc).encode("utf-8"), state)
+            state.bytes_out += len(encoded := json.dumps(doc).encode("utf-8"))
+            return web.Response(body=encoded, content_type="application/json")
         finally:
             state.in_flight -= 1
 
     async def stats(request: web.Request) -> web.Response:
         return web.json_response({"requests": state.requests, "faults": state.faults_injected,
                                   "max_in_flight": state.max_in_flight, "seen_questions": state.seen_questions,
-                                  "bytes_in": state.bytes_in})
+                                  "bytes_in": state.bytes_in, "bytes_out": state.bytes_out})
 
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app.router.add_post("/v1/chat/completions", chat)
@@ -199,11 +228,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--latency-s", type=float, default=0.0)
     ap.add_argument("--default-answer", default="unknown")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reply-bytes", type=int, default=0, help="pad every reply to about this many bytes")
+    ap.add_argument("--reply-chunked", action="store_true", help="stream padded replies with no Content-Length")
     args = ap.parse_args(argv)
     answers = json.load(open(args.answers, encoding="utf-8")) if args.answers else {}
     state = ServerState(answers=answers, default_answer=args.default_answer, fail_rate=args.fail_rate,
                         faults=tuple(args.faults.split(",")), slow_s=args.slow_s, latency_s=args.latency_s,
-                        seed=args.seed)
+                        seed=args.seed, reply_bytes=args.reply_bytes, reply_chunked=args.reply_chunked)
 
     async def serve() -> None:
         runner = web.AppRunner(make_app(state), access_log=None)
