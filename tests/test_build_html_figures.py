@@ -306,6 +306,14 @@ def test_a_caption_line_captions_one_image() -> None:
     assert [f.figure_number for f in figs] == ["1-1", None, "1-2"]
 
 
+def test_citations_are_whole_labels() -> None:
+    html = ("<body><p>表1-2　主な指標</p><p><img src='a.png'></p>"
+            "<p>図表1-2 と付表1-2 は別の図表である。</p><p>表1-20 も別である。</p>"
+            "<p>主な指標は表1-2のとおり。</p></body>")
+    (fig,) = extract_figures(html, "https://e.org/p.html", load_profile("generic"))
+    assert fig.citing_paragraphs == ["主な指標は表1-2のとおり。"]
+
+
 def test_a_sentence_starting_with_a_label_is_not_a_caption() -> None:
     html = "<body><p>図表1-1 のとおり増えた。</p><p><img src='a.png'></p></body>"
     (fig,) = extract_figures(html, "https://e.org/p.html", load_profile("generic"))

@@ -118,12 +118,15 @@ def edition_year(page_url: str, title: str, profile: SiteProfile) -> int | None:
 
 
 def _citation_re(caption: Caption) -> re.Pattern[str]:
+    """How the page's text names the figure: its label, not followed by another digit (図表1-1-2-1 is not
+    図表1-1-2-10) nor part of a longer label (表1-2 is not 図表1-2 or 付表1-2); Figure 3 and Fig. 3 alike."""
+    if re.match(r"(?i)fig", caption.label):
+        words = r"(?:Figure|Fig\.?)\s*" + re.escape(caption.figure_number)
+        return re.compile(rf"(?<![A-Za-z]){words}(?![0-9A-Za-z])", re.IGNORECASE)
     label = re.escape(caption.label).replace(r"\ ", r"\s*")
-    if caption.label[:1].isascii():  # Figure 3 / Fig. 3 / Fig 3 cite each other
-        label = r"(?:Figure|Fig\.?)\s*" + re.escape(caption.figure_number) if re.match(r"(?i)fig", caption.label) \
-            else label
+    if caption.label[:1].isascii():
         return re.compile(rf"(?<![A-Za-z]){label}(?![0-9A-Za-z])", re.IGNORECASE)
-    return re.compile(rf"{label}(?![0-9])")
+    return re.compile(rf"(?<![図付ム第]){label}(?![0-9])")
 
 
 class _Page:
