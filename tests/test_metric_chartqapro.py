@@ -11,7 +11,7 @@ import pytest
 from zuhyo.evaluate.metrics.chartqapro import anls_score, chartqapro, relaxed_correctness_chartqapro
 from zuhyo.schema import ChartQAProMeta, Sample
 
-OFFICIAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "chartqapro" / "evaluate_predictions.py"
+OFFICIAL = Path(__file__).resolve().parent / "fixtures" / "chartqapro_official" / "evaluate_predictions.py"  # MIT
 
 ROWS = [
     {"Answer": ["2016"], "Question Type": "Factoid", "Year": ["YES"], "prediction": "2016"},
