@@ -64,8 +64,9 @@ def as_jpeg(png: bytes) -> bytes:
 class ImageServer:
     """aiohttp app in a background thread; records hits, arrival times and the peak of concurrent handlers."""
 
-    def __init__(self, work_s: float = 0.05) -> None:
+    def __init__(self, work_s: float = 0.05, host: str = "127.0.0.1") -> None:
         self.work_s = work_s
+        self.host = host
         self.hits: Counter[str] = Counter()
         self.arrivals: dict[str, list[float]] = defaultdict(list)
         self.starts: list[float] = []
@@ -158,7 +159,12 @@ class ImageServer:
         app.router.add_get("/redirect.png", self._redirect("/img/redirected.png"))
         app.router.add_get("/loop-a", self._redirect("/loop-b"))
         app.router.add_get("/loop-b", self._redirect("/loop-a"))
+        app.router.add_get("/to", self._redirect_to_query)
         return app
+
+    @staticmethod
+    async def _redirect_to_query(request: web.Request) -> web.Response:
+        raise web.HTTPFound(request.query["u"])
 
     @staticmethod
     def _status(code: int):  # type: ignore[no-untyped-def]
@@ -168,7 +174,7 @@ class ImageServer:
         return handler
 
     def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        return f"http://{self.host}:{self.port}{path}"
 
     def __enter__(self) -> ImageServer:
         self.loop = asyncio.new_event_loop()
@@ -181,7 +187,7 @@ class ImageServer:
         # handler_cancellation: a handler stops when the client hangs up (timeouts, aborted bodies).
         self.runner = web.AppRunner(self.app(), handler_cancellation=True, shutdown_timeout=1.0, access_log=None)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        site = web.TCPSite(self.runner, self.host, 0)
         await site.start()
         self.port = self.runner.addresses[0][1]
 
@@ -436,3 +442,82 @@ def test_cli_fetches_a_url_only_hakushobench_file(server: ImageServer, tmp_path:
     for k in range(3):
         ref = ImageRef(url=server.url(f"/img/chart{k}.png"))
         assert read_image_bytes(ref, None, cache_dir=out) == server.images[f"chart{k}.png"][0]
+
+
+# -- redirects into private networks (issue 8, item 10) ---------------------------------------------------------
+
+
+@pytest.fixture()
+def other_host():  # type: ignore[no-untyped-def]
+    """A second image server on 127.0.0.2: another machine, as far as addresses go (loopback, not public)."""
+    try:
+        with ImageServer(host="127.0.0.2") as srv:
+            yield srv
+    except OSError as e:
+        pytest.skip(f"cannot listen on 127.0.0.2: {e}")
+
+
+def _via(srv: ImageServer, target: str) -> str:
+    from urllib.parse import quote
+
+    return srv.url("/to?u=" + quote(target, safe=""))
+
+
+def test_redirects_into_private_addresses_are_refused(server: ImageServer, other_host: ImageServer,
+                                                      tmp_path: Path) -> None:
+    items = [
+        ("to-other-host", _via(server, other_host.url("/img/chart0.png"))),
+        ("to-metadata", _via(server, "http://169.254.169.254/latest/meta-data/chart.png")),
+        ("to-lan", _via(server, "http://10.1.2.3/chart.png")),
+        ("to-v6-loopback", _via(server, "http://[::1]:9/chart.png")),
+        ("same-host", _via(server, server.url("/img/chart1.png"))),  # the host the URL names: followed
+        ("named-directly", other_host.url("/img/chart2.png")),  # a private host the user names: taken as given
+    ]
+    opts = {**OPTIONS, "retries": 0, "timeout_s": 2.0}
+    report = fetch_images(items, ImageStore(tmp_path / "s"), **opts)
+    assert (report.fetched, report.failed) == (2, 4)
+    errors = {e.item_id: e.message for e in report.errors}
+    assert "127.0.0.2 is a loopback address" in errors["to-other-host"]
+    assert "169.254.169.254 is a link-local address" in errors["to-metadata"]
+    assert "10.1.2.3 is a private address" in errors["to-lan"]
+    assert "::1 is a loopback address" in errors["to-v6-loopback"]
+    assert all("refused" in m and "--allow-private-hosts" in m for m in errors.values())
+    assert other_host.hits["/img/chart0.png"] == 0  # refused before it was requested
+    assert other_host.hits["/img/chart2.png"] == 1
+
+    allowed = fetch_images(items[:1], ImageStore(tmp_path / "a"), **opts, allow_private_hosts=True)
+    assert (allowed.fetched, allowed.failed) == (1, 0) and other_host.hits["/img/chart0.png"] == 1
+
+
+def test_which_addresses_are_public_is_injectable(server: ImageServer, other_host: ImageServer,
+                                                  tmp_path: Path) -> None:
+    """With 127.0.0.1 taken for a public host, its redirect to 127.0.0.2 is the public-to-private case."""
+    items = [("public-to-private", _via(server, other_host.url("/img/chart0.png")))]
+    only_first_public = fetch_images(items, ImageStore(tmp_path / "s"), **OPTIONS,
+                                     is_public=lambda ip: str(ip) == "127.0.0.1")
+    assert only_first_public.failed == 1 and "loopback address" in only_first_public.errors[0].message
+    all_public = fetch_images(items, ImageStore(tmp_path / "t"), **OPTIONS, is_public=lambda ip: True)
+    assert all_public.fetched == 1 and other_host.hits["/img/chart0.png"] == 1
+
+
+def test_public_address_classes() -> None:
+    import ipaddress
+
+    from zuhyo.images.fetch import is_public_address
+
+    public = ["8.8.8.8", "1.1.1.1", "2001:4860:4860::8888", "::ffff:8.8.8.8"]
+    private = ["127.0.0.1", "127.0.0.2", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.64.0.1",
+               "0.0.0.0", "224.0.0.1", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "::ffff:169.254.169.254"]
+    assert all(is_public_address(ipaddress.ip_address(a)) for a in public)
+    assert not any(is_public_address(ipaddress.ip_address(a)) for a in private)
+
+
+def test_cli_allow_private_hosts(server: ImageServer, other_host: ImageServer, tmp_path: Path) -> None:
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text(json.dumps({"id": "hop", "benchmark": "b", "question": "q", "answers": ["a"],
+                                 "image": {"url": _via(server, other_host.url("/img/chart3.png"))}}) + "\n")
+    common = ["images", "fetch", "local", "--path", str(bench), "--delay", "0", "--retries", "0", "--json"]
+    refused = json.loads(_cli(*common, "--out", str(tmp_path / "o1")).stdout)
+    assert refused["failed"] == 1 and "127.0.0.2 is a loopback address" in refused["errors"][0]["message"]
+    followed = json.loads(_cli(*common, "--out", str(tmp_path / "o2"), "--allow-private-hosts").stdout)
+    assert followed["fetched"] == 1 and other_host.hits["/img/chart3.png"] == 1

@@ -47,6 +47,9 @@ def fetch_cmd(
     backoff: Annotated[float, typer.Option("--backoff", min=0.0,
                                            help="Base seconds of the exponential retry backoff.")] = 0.5,
     max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Largest body accepted, in MiB.")] = 50.0,
+    allow_private_hosts: Annotated[bool, typer.Option(
+        "--allow-private-hosts", help="Follow redirects to private, loopback and link-local addresses (refused "
+        "by default unless the URL itself names that host).")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Exit with status 1 when any image failed (and stop at "
                                                           "the first bad benchmark row).")] = False,
     json_out: JsonOpt = False,
@@ -63,7 +66,8 @@ def fetch_cmd(
     with _progress_bar(len(wanted), quiet=json_out) as on_event:
         report = fetch_images(wanted, store, concurrency=concurrency, per_host=per_host, delay_s=delay,
                               retries=retries, timeout_s=timeout, backoff_s=backoff,
-                              max_bytes=int(max_mb * 1024 * 1024), progress=on_event)
+                              max_bytes=int(max_mb * 1024 * 1024), allow_private_hosts=allow_private_hosts,
+                              progress=on_event)
     summary = {"benchmark": result.benchmark, "out": str(out), "samples": len(result.samples),
                "with_url": len(wanted), **report.model_dump(mode="json", exclude={"errors"}),
                "row_errors": len(result.errors), "errors": [e.model_dump() for e in report.errors]}

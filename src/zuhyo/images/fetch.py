@@ -7,6 +7,9 @@ Each distinct URL is downloaded once (several items may share an image), with
 - retries with exponential backoff and jitter on 429, 5xx, timeouts and connection errors, honouring
   ``Retry-After``; no retry on other 4xx (404 and 403 will not change by asking again);
 - redirects followed by hand (so each hop obeys the per-host limits and must stay http/https), loops detected;
+- a redirect to a private, loopback or link-local address refused (server-side request forgery: a public server
+  must not steer zuhyo at the user's own network or a cloud metadata endpoint) unless it is the machine the URL
+  itself named, or ``allow_private_hosts`` is set; URLs the user names are taken as given;
 - bodies streamed with a byte cap (a huge body is aborted, not buffered);
 - every body verified to decode (:func:`~zuhyo.images.verify.verify_image`) before it is stored.
 
@@ -17,7 +20,9 @@ and still hashes to the recorded SHA-256, and retries the ones that failed.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import random
+import socket
 import time
 from collections.abc import Callable, Sequence
 from contextlib import asynccontextmanager
@@ -99,6 +104,44 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+AddressClassifier = Callable[[IPAddress], bool]
+"""Says whether an address is public (redirects may lead there); :func:`is_public_address` unless injected."""
+
+
+def is_public_address(ip: IPAddress) -> bool:
+    """True for globally routable unicast addresses; False for private (RFC 1918, ULA), loopback, link-local
+    (169.254/16 — where cloud metadata services answer — and fe80::/10), shared (100.64/10), multicast, reserved
+    and unspecified ones. An IPv4-mapped IPv6 address is judged by its IPv4 address."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def _address_kind(ip: IPAddress) -> str:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    for test, kind in (("is_loopback", "loopback"), ("is_link_local", "link-local"), ("is_private", "private")):
+        if getattr(ip, test):
+            return kind
+    return "non-public"
+
+
+async def _addresses(url: str) -> list[IPAddress]:
+    """The addresses ``url``'s host stands for (an IP literal itself; otherwise resolved like a connection)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        return [ipaddress.ip_address(host)]
+    except ValueError:
+        pass
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
+    except OSError as e:
+        raise _Retryable(f"cannot resolve {host} to check where it leads: {e}") from None
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+
+
 class _Permanent(Exception):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
@@ -177,6 +220,8 @@ class _Settings:
     max_redirects: int
     backoff_s: float
     max_retry_after_s: float
+    allow_private_hosts: bool = False
+    is_public: AddressClassifier = is_public_address
 
 
 class _Downloader:
@@ -225,6 +270,7 @@ class _Downloader:
                             refused = redirect_check(current) if redirect_check is not None else None
                             if refused:
                                 raise _Permanent(f"redirected to {current}: {refused}", resp.status)
+                            await self._check_target(url, current)
                             continue
                         return await self._body(resp), current, resp.headers.get("Content-Type")
             except TimeoutError:
@@ -234,6 +280,22 @@ class _Downloader:
             except aiohttp.ClientError as e:
                 raise _Permanent(f"{type(e).__name__}: {e}") from None
         raise _Permanent(f"too many redirects (more than {self.s.max_redirects}): {' -> '.join(chain)}")
+
+    async def _check_target(self, named: str, target: str) -> None:
+        """Refuse (before requesting it) a redirect ``target`` at a non-public address, unless it is an address of
+        the host the URL ``named`` itself, or private hosts are allowed."""
+        if self.s.allow_private_hosts:
+            return
+        private = [a for a in await _addresses(target) if not self.s.is_public(a)]
+        if not private:
+            return
+        named_addrs = set(await _addresses(named))
+        foreign = [a for a in private if a not in named_addrs]
+        if foreign:
+            host = urlsplit(target).hostname
+            where = f"{host} ({foreign[0]})" if host != str(foreign[0]) else host
+            raise _Permanent(f"redirect to {target} refused: {where} is a {_address_kind(foreign[0])} address "
+                             f"(pass --allow-private-hosts to follow redirects into private networks)")
 
     @staticmethod
     def _next_hop(current: str, location: str | None, chain: list[str], status: int) -> str:
@@ -277,8 +339,12 @@ async def afetch_images(
     delay_s: float = 0.2, retries: int = 4, timeout_s: float = 30.0, max_bytes: int = DEFAULT_MAX_BYTES,
     max_pixels: int = DEFAULT_MAX_PIXELS, max_redirects: int = 10, backoff_s: float = 0.5,
     max_retry_after_s: float = 120.0, user_agent: str = USER_AGENT, progress: ProgressCallback | None = None,
+    allow_private_hosts: bool = False, is_public: AddressClassifier = is_public_address,
 ) -> FetchReport:
     """Download the images of ``urls`` (pairs of item id and URL) into ``store``; see the module docstring.
+
+    ``allow_private_hosts`` follows redirects into private, loopback and link-local addresses; ``is_public``
+    decides which addresses are public (injectable for tests and special networks).
 
     Per-item problems never raise: they become :attr:`FetchReport.errors` entries naming the item and URL.
     Store I/O errors (disk full) do raise. ``timeout_s`` bounds each request (one hop of one attempt).
@@ -288,7 +354,7 @@ async def afetch_images(
     if delay_s < 0 or retries < 0 or timeout_s <= 0 or max_bytes <= 0 or max_redirects < 0:
         raise ValueError("delay_s, retries and max_redirects must be >= 0; timeout_s and max_bytes > 0")
     settings = _Settings(concurrency, per_host, delay_s, retries, timeout_s, max_bytes, max_pixels, max_redirects,
-                         backoff_s, max_retry_after_s)
+                         backoff_s, max_retry_after_s, allow_private_hosts, is_public)
     report = FetchReport(items=len(urls))
     errors: list[tuple[int, FetchItemError]] = []
     position: dict[str, list[tuple[int, str]]] = {}  # url -> [(input position, item id)]
