@@ -70,3 +70,36 @@ def test_concurrent_collectors_on_postgres_add_each_figure_once(postgres: Postgr
     assert sum(r["figures"] for r in reports) == 80 and sum(r["documents"] for r in reports) == 4
     assert all(r["figures"] + r["skipped_existing"] == 80 for r in reports)
     assert run_cli_json("status", str(ws))["figures"] == 80
+
+
+def test_get_or_create_race_is_retried_on_postgres(postgres: PostgresCluster, tmp_path: Path):  # noqa: F811
+    """Writer B finds no row, then blocks inserting it behind writer A's uncommitted insert and loses the unique
+    constraint when A commits; write_retrying runs B again, which then finds A's row."""
+    import threading
+    import time
+
+    from zuhyo.build.records import get_or_create_source
+    from zuhyo.build.workspace import Workspace
+
+    url = postgres.create_database("zuhyo_retry")
+    Workspace.init(tmp_path / "ws", db_url=url).close()
+    a, b = Workspace.open(tmp_path / "ws"), Workspace.open(tmp_path / "ws")
+    attempts: list[int] = []
+    result: list[int] = []
+
+    def create_in_b(s):  # type: ignore[no-untyped-def]
+        attempts.append(1)
+        return get_or_create_source(s, "folder", "/data/raced").id
+
+    try:
+        with a.db.write() as sa:
+            a_id = get_or_create_source(sa, "folder", "/data/raced").id
+            worker = threading.Thread(target=lambda: result.append(b.db.write_retrying(create_in_b)))
+            worker.start()
+            time.sleep(1.0)  # B has looked, found nothing, and now waits on the unique index
+        worker.join(timeout=60)
+    finally:
+        a.close()
+        b.close()
+    assert result == [a_id]
+    assert len(attempts) == 2

@@ -11,10 +11,10 @@ open, so a workspace made by an older zuhyo is upgraded in place; one made by a 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -30,6 +30,9 @@ HEAD_REVISION = "0002"
 BUSY_TIMEOUT_S = 60.0
 #: Any fixed number: the PostgreSQL advisory lock that serialises concurrent migrations of one database.
 _PG_MIGRATION_LOCK = 7_240_531
+
+
+T = TypeVar("T")
 
 
 class WorkspaceError(ZuhyoError):
@@ -84,6 +87,24 @@ class Database:
         """One write transaction (``BEGIN IMMEDIATE`` on SQLite): committed on exit, rolled back on error."""
         with self._writer() as session, session.begin():
             yield session
+
+    def write_retrying(self, work: Callable[[Session], T], attempts: int = 3) -> T:
+        """``work(session)`` in a write transaction, run again when it loses a race on a unique constraint.
+
+        On PostgreSQL two writers can both find a row missing and both insert it; the second gets an
+        IntegrityError. Running the whole transaction again lets its get-or-create steps find the row the other
+        writer committed. (SQLite's BEGIN IMMEDIATE serialises writers, so there it never happens.)
+        """
+        from sqlalchemy.exc import IntegrityError
+
+        for attempt in range(attempts):
+            try:
+                with self.write() as session:
+                    return work(session)
+            except IntegrityError:
+                if attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     @contextmanager
     def read(self) -> Iterator[Session]:

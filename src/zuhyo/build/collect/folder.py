@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from zuhyo.build.collect.captions import match_captions, read_captions
 from zuhyo.build.records import (
@@ -104,8 +104,8 @@ def collect_folder(ws: Workspace, folder: Path | str, *, captions: Path | str | 
         on_start(len(files))
     params = {"collector": KIND, "folder": str(folder), "captions": str(caption_path) if caption_path else None}
     with ws.run(STAGE, params) as run:
-        with ws.db.write() as s:
-            source_id = get_or_create_source(s, KIND, str(folder), title=folder.name).id
+        source_id = ws.db.write_retrying(lambda s: get_or_create_source(s, KIND, str(folder), title=folder.name).id)
+        with ws.db.read() as s:
             existing = {(doc, fig) for doc, fig in s.execute(
                 select(Document.locator, FigureRow.locator).join(FigureRow, FigureRow.document_id == Document.id)
                 .where(Document.source_id == source_id))}
@@ -149,20 +149,22 @@ def _collect_one(ws: Workspace, folder: Path, rel: str, doc_locator: str, fields
                   **fields.get("provenance", {})}
     figure = Figure(sha256=sha, locator=rel, width=info.width, height=info.height, mime=info.mime,
                     **{**fields, "provenance": provenance})
-    try:
-        with ws.db.write() as s:
-            doc, created = get_or_create_document(s, source_id, doc_locator,
-                                                  title=folder.name if doc_locator == ROOT_DOCUMENT else doc_locator)
-            if find_figure_row(s, doc.id, rel) is not None:  # another process collected it meanwhile
-                report.skipped_existing += 1
-                return "existing"
-            add_figure(s, doc.id, figure, run_id)
-            resolve_error(s, STAGE, item_key)
-    except IntegrityError:  # a concurrent run (PostgreSQL) inserted the same document or figure first
+    def insert(s: Session) -> tuple[bool, bool]:
+        doc, created = get_or_create_document(s, source_id, doc_locator,
+                                              title=folder.name if doc_locator == ROOT_DOCUMENT else doc_locator)
+        if find_figure_row(s, doc.id, rel) is not None:  # another process collected it meanwhile
+            return False, created
+        add_figure(s, doc.id, figure, run_id)
+        resolve_error(s, STAGE, item_key)
+        return True, created
+
+    # A concurrent run (PostgreSQL) may insert the same document or figure first: the retry then finds it.
+    added, created = ws.db.write_retrying(insert)
+    report.documents += int(created)
+    if not added:
         report.skipped_existing += 1
         return "existing"
     report.figures += 1
-    report.documents += int(created)
     return "added"
 
 
