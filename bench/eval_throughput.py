@@ -6,14 +6,21 @@ tests render, tests/fixtures/chartqa/test/png), upscaled 2× (real charts: ~100�
 
 1. ``bare``  — a bare aiohttp loop sending pre-built request bodies (images already base64'd) to the same
    server at the same concurrency: the ceiling for this server and machine;
-2. ``zuhyo`` — the real runner (image preparation, prompt rendering, retries machinery, append-only store);
-3. ``inspect_ai`` (optional, ``--peer inspect``) — the same requests through inspect_ai's OpenAI client path.
+2. ``zuhyo`` — the library, ``run_eval`` (image preparation, prompt rendering, retries machinery, store);
+3. ``cli`` — the command line, ``zuhyo eval`` in a child process with its live rich progress bar drawn
+   (``TTY_COMPATIBLE=1``, to /dev/null): the library plus the CLI's own costs, interpreter start included;
+4. ``inspect_ai`` (optional, ``--peer inspect``) — the same requests through inspect_ai's OpenAI client path.
 
-Prints requests/s, harness CPU ms per request (process user+sys time / requests) and ratios, as JSON too.
-The server runs in its own process so its CPU is not counted.
+A second workload (``--workload sample-ja``), the one of issue 7 item 7: the bundled ``sample-ja`` benchmark
+(44 small chart images) × Direct × 200 runs = 8,800 requests, where per-request overheads (such as a progress
+bar recomputing its rate on every item) weigh most. ``--workload both`` (default) runs the two.
 
-    python bench/eval_throughput.py                       # full: 2053 samples × 2 × 3 = 12,318 requests
-    python bench/eval_throughput.py --samples 300 --runs 1 --peer inspect --peer-requests 1000
+Prints requests/s, harness CPU ms per request (process user+sys time / requests; for ``cli`` the child's) and
+ratios to ``bare`` measured in the same command, as JSON too. The server runs in its own process so its CPU is
+not counted.
+
+    python bench/eval_throughput.py                       # full: 2053 samples × 2 × 3 = 12,318 requests + sample-ja
+    python bench/eval_throughput.py --workload charts --samples 300 --runs 1 --peer inspect --peer-requests 1000
 """
 
 from __future__ import annotations
@@ -30,14 +37,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_CHARTS = ROOT / "tests" / "fixtures" / "chartqa" / "test" / "png"
 
 
-def cpu_s() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
+def cpu_s(who: int = resource.RUSAGE_SELF) -> float:
+    r = resource.getrusage(who)
     return r.ru_utime + r.ru_stime
 
 
@@ -93,7 +101,8 @@ async def bare_loop(url: str, bodies: list[bytes], concurrency: int) -> float:
 
 
 def bare_bodies(files: list[Path], n_requests: int) -> list[bytes]:
-    urls = [f"data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}" for p in files]
+    urls = [f"data:image/{p.suffix.lstrip('.').replace('jpg', 'jpeg')};base64,"
+            f"{base64.b64encode(p.read_bytes()).decode()}" for p in files]
     out = []
     for i in range(n_requests):
         body = {"model": "fake", "temperature": 0.0, "max_tokens": 8192,
@@ -104,15 +113,61 @@ def bare_bodies(files: list[Path], n_requests: int) -> list[bytes]:
     return out
 
 
-def run_zuhyo(jsonl: Path, url: str, out: Path, runs: int, concurrency: int) -> dict:
+@dataclass(frozen=True)
+class Workload:
+    """What each contender runs: one benchmark, its prompts and runs, and the images for the bare loop."""
+
+    name: str
+    bench: str
+    path: Path | None
+    prompts: tuple[str, ...]
+    runs: int
+    images: list[Path]
+    n_samples: int
+
+    @property
+    def requests(self) -> int:
+        return self.n_samples * len(self.prompts) * self.runs
+
+
+def sample_ja_workload(runs: int) -> Workload:
+    """The bundled sample-ja benchmark (small chart images), Direct prompt only."""
+    from zuhyo.benchmarks.base import BenchmarkSource, load_benchmark
+
+    result = load_benchmark("sample-ja", BenchmarkSource())
+    images = [Path(str(s.image.path)) if Path(str(s.image.path)).is_absolute()  # type: ignore[union-attr]
+              else Path(result.base_dir or ".") / str(s.image.path) for s in result.samples]  # type: ignore[union-attr]
+    return Workload("sample-ja", "sample-ja", None, ("direct",), runs, images, len(result.samples))
+
+
+def run_zuhyo(w: Workload, url: str, out: Path, concurrency: int) -> dict:
     from zuhyo.benchmarks.base import BenchmarkSource
     from zuhyo.evaluate.config import BenchmarkSpec, EvalConfig
     from zuhyo.evaluate.session import run_eval
 
-    config = EvalConfig(benchmarks=(BenchmarkSpec("local", BenchmarkSource(path=jsonl)),),
-                        models=(f"openai:fake@{url}",), out=out, prompts=("direct", "cot"), runs=runs,
+    config = EvalConfig(benchmarks=(BenchmarkSpec(w.bench, BenchmarkSource(path=w.path)),),
+                        models=(f"openai:fake@{url}",), out=out, prompts=w.prompts, runs=w.runs,
                         concurrency=concurrency, judge=None)
     return run_eval(config)
+
+
+def run_cli(w: Workload, url: str, out: Path, concurrency: int) -> tuple[float, float]:
+    """``zuhyo eval`` in a child process with its live progress bar drawn; (wall s, child CPU s)."""
+    cmd = [sys.executable, "-m", "zuhyo", "eval", "--bench", w.bench, "--model", f"openai:fake@{url}",
+           "--prompt", ",".join(w.prompts), "--runs", str(w.runs), "--concurrency", str(concurrency),
+           "--judge", "none", "--out", str(out), "--json"]
+    if w.path is not None:
+        cmd += ["--path", str(w.path)]
+    env = {**os.environ, "TTY_COMPATIBLE": "1", "COLUMNS": "120"}
+    c0, t0 = cpu_s(resource.RUSAGE_CHILDREN), time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    wall, cpu = time.perf_counter() - t0, cpu_s(resource.RUSAGE_CHILDREN) - c0
+    if proc.returncode != 0:
+        raise SystemExit(f"zuhyo eval failed ({proc.returncode}): {' '.join(cmd)}")
+    inf = json.loads(proc.stdout.strip().splitlines()[-1])["inference"]
+    if inf["ok"] != w.requests:
+        raise SystemExit(f"zuhyo eval answered {inf['ok']} of {w.requests} requests")
+    return wall, cpu
 
 
 def run_inspect(jsonl: Path, url: str, n_samples: int, epochs: int, concurrency: int,
@@ -145,14 +200,48 @@ def run_inspect(jsonl: Path, url: str, n_samples: int, epochs: int, concurrency:
     return wall, cpu
 
 
+def measure(w: Workload, url: str, work: Path, concurrency: int, repeats: int) -> dict:
+    """Medians over ``repeats`` of bare, library and CLI on one workload, interleaved so drift hits all three."""
+    n = w.requests
+    bodies = bare_bodies(w.images, n)
+    runs: dict[str, list[tuple[float, float]]] = {"bare": [], "zuhyo": [], "cli": []}
+    for rep in range(repeats):
+        c0 = cpu_s()
+        runs["bare"].append((asyncio.run(bare_loop(url, bodies, concurrency)), cpu_s() - c0))
+        c0, t0 = cpu_s(), time.perf_counter()
+        summary = run_zuhyo(w, url, work / f"{w.name}-lib{rep}", concurrency)
+        runs["zuhyo"].append((time.perf_counter() - t0, cpu_s() - c0))
+        assert summary["inference"]["ok"] == n, summary["inference"]
+        runs["cli"].append(run_cli(w, url, work / f"{w.name}-cli{rep}", concurrency))
+    result: dict = {"requests": n, "concurrency": concurrency}
+    for name, vals in runs.items():
+        wall, cpu = statistics.median(v for v, _ in vals), statistics.median(c for _, c in vals)
+        result[name] = {"req_per_s": n / wall, "cpu_ms_per_req": 1000 * cpu / n,
+                        "runs_wall_s": [round(v, 3) for v, _ in vals]}
+    for name in ("zuhyo", "cli"):
+        result[f"{name}_vs_bare"] = result[name]["req_per_s"] / result["bare"]["req_per_s"]
+    return result
+
+
+def _print(name: str, result: dict) -> None:
+    print(f"[{name}] {result['requests']} requests at concurrency {result['concurrency']}")
+    for who in ("bare", "zuhyo", "cli", "inspect_ai"):
+        if who in result:
+            r = result[who]
+            ratio = f"   {result[who + '_vs_bare']:.2f} of bare" if who + "_vs_bare" in result else ""
+            print(f"{who:>10}: {r['req_per_s']:8.1f} req/s   {r['cpu_ms_per_req']:6.2f} ms CPU/request{ratio}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workload", choices=["charts", "sample-ja", "both"], default="both")
     ap.add_argument("--samples", type=int, default=2053)
     ap.add_argument("--charts", type=Path, default=FIXTURE_CHARTS,
                     help="folder of chart PNGs (e.g. the ChartQA release's test/png); default: the tests' charts")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--sample-ja-runs", type=int, default=200, help="runs of the sample-ja workload (44 × runs)")
     ap.add_argument("--concurrency", type=int, default=64)
-    ap.add_argument("--repeats", type=int, default=3, help="repetitions of bare and zuhyo (medians reported)")
+    ap.add_argument("--repeats", type=int, default=3, help="repetitions of bare, zuhyo and cli (medians reported)")
     ap.add_argument("--peer", choices=["none", "inspect"], default="none")
     ap.add_argument("--peer-requests", type=int, default=1000, help="requests for the peer (1 epoch)")
     ap.add_argument("--peer-full", action="store_true",
@@ -161,58 +250,33 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="zuhyo-bench-"))
     server, url = start_server()
+    results: dict = {}
     try:
-        jsonl, files = build_workload(work, args.samples, args.charts)
-        sizes = [p.stat().st_size for p in files]
-        n_req = args.samples * 2 * args.runs
-        print(f"workload: {args.samples} samples × 2 prompts × {args.runs} runs = {n_req} requests, "
-              f"concurrency {args.concurrency}, PNG median {statistics.median(sizes) / 1024:.0f} KB "
-              f"(min {min(sizes) / 1024:.0f}, max {max(sizes) / 1024:.0f})", flush=True)
-
-        bodies = bare_bodies(files, n_req)
-        bare = []
-        for _ in range(args.repeats):
-            c0 = cpu_s()
-            wall = asyncio.run(bare_loop(url, bodies, args.concurrency))
-            bare.append((wall, cpu_s() - c0))
-        del bodies
-        bare_wall = statistics.median(w for w, _ in bare)
-        bare_cpu = statistics.median(c for _, c in bare)
-
-        zuhyo = []
-        for rep in range(args.repeats):
-            c0 = cpu_s()
-            t0 = time.perf_counter()
-            summary = run_zuhyo(jsonl, url, work / f"run{rep}", args.runs, args.concurrency)
-            zuhyo.append((time.perf_counter() - t0, cpu_s() - c0))
-            inf = summary["inference"]
-            assert inf["ok"] == n_req, inf
-        z_wall = statistics.median(w for w, _ in zuhyo)
-        z_cpu = statistics.median(c for _, c in zuhyo)
-
-        result = {
-            "requests": n_req, "concurrency": args.concurrency,
-            "bare": {"req_per_s": n_req / bare_wall, "cpu_ms_per_req": 1000 * bare_cpu / n_req,
-                     "runs_wall_s": [round(w, 3) for w, _ in bare]},
-            "zuhyo": {"req_per_s": n_req / z_wall, "cpu_ms_per_req": 1000 * z_cpu / n_req,
-                      "runs_wall_s": [round(w, 3) for w, _ in zuhyo]},
-        }
-        result["zuhyo_vs_bare"] = result["zuhyo"]["req_per_s"] / result["bare"]["req_per_s"]
-        if args.peer == "inspect":
-            epochs = 2 * args.runs if args.peer_full else 1
-            n_samples = args.samples if args.peer_full else min(args.peer_requests, args.samples)
-            n = n_samples * epochs
-            wall, cpu = run_inspect(jsonl, url, n_samples, epochs, args.concurrency, work / "inspect-logs")
-            result["inspect_ai"] = {"requests": n, "req_per_s": n / wall, "cpu_ms_per_req": 1000 * cpu / n}
-            result["zuhyo_vs_inspect_ai"] = result["zuhyo"]["req_per_s"] / result["inspect_ai"]["req_per_s"]
-        for name in ("bare", "zuhyo", "inspect_ai"):
-            if name in result:
-                r = result[name]
-                print(f"{name:>10}: {r['req_per_s']:8.1f} req/s   {r['cpu_ms_per_req']:6.2f} ms CPU/request")
-        print(f"zuhyo / bare = {result['zuhyo_vs_bare']:.2f}")
-        if "zuhyo_vs_inspect_ai" in result:
-            print(f"zuhyo / inspect_ai = {result['zuhyo_vs_inspect_ai']:.1f}×")
-        print(json.dumps(result))
+        if args.workload in ("charts", "both"):
+            jsonl, files = build_workload(work, args.samples, args.charts)
+            sizes = [p.stat().st_size for p in files]
+            w = Workload("charts", "local", jsonl, ("direct", "cot"), args.runs, files, args.samples)
+            print(f"charts: {args.samples} samples × 2 prompts × {args.runs} runs = {w.requests} requests, "
+                  f"concurrency {args.concurrency}, PNG median {statistics.median(sizes) / 1024:.0f} KB "
+                  f"(min {min(sizes) / 1024:.0f}, max {max(sizes) / 1024:.0f})", flush=True)
+            result = measure(w, url, work, args.concurrency, args.repeats)
+            if args.peer == "inspect":
+                epochs = 2 * args.runs if args.peer_full else 1
+                n_samples = args.samples if args.peer_full else min(args.peer_requests, args.samples)
+                n = n_samples * epochs
+                wall, cpu = run_inspect(jsonl, url, n_samples, epochs, args.concurrency, work / "inspect-logs")
+                result["inspect_ai"] = {"requests": n, "req_per_s": n / wall, "cpu_ms_per_req": 1000 * cpu / n}
+                result["zuhyo_vs_inspect_ai"] = result["zuhyo"]["req_per_s"] / result["inspect_ai"]["req_per_s"]
+            results["charts"] = result
+            _print("charts", result)
+        if args.workload in ("sample-ja", "both"):
+            w = sample_ja_workload(args.sample_ja_runs)
+            sizes = [p.stat().st_size for p in w.images]
+            print(f"sample-ja: {w.n_samples} samples × Direct × {w.runs} runs = {w.requests} requests, "
+                  f"concurrency {args.concurrency}, image median {statistics.median(sizes) / 1024:.0f} KB", flush=True)
+            results["sample-ja"] = measure(w, url, work, args.concurrency, args.repeats)
+            _print("sample-ja", results["sample-ja"])
+        print(json.dumps(results))
     finally:
         server.terminate()
         server.wait()
