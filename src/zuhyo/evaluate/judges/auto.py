@@ -9,7 +9,10 @@
 | CharXiv | ``rules`` | ``charxiv:<spec>`` (CharXiv's GPT grading prompts) |
 | anything else | ``rules`` | ``cascade:<spec>`` |
 
-Each verdict's ``decided_by`` names the judge that decided, so summaries show the mix.
+Each verdict's ``decided_by`` names the judge that decided, so summaries show the mix. What each judge is given
+is chosen by the scoring stage's answer cleaning (``faithful`` by default: what the benchmark's official pipeline
+passes, e.g. the raw prediction for ChartQA/ChartQAPro; see :func:`~zuhyo.evaluate.judges.answer_extraction.
+scored_answer`); docs/judges.md has the full table of how each benchmark is scored.
 """
 
 from __future__ import annotations
