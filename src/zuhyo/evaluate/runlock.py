@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 
 from zuhyo.errors import ZuhyoError
+from zuhyo.evaluate.store import write_error
 
 LOCK_FILE = ".zuhyo.lock"
 
@@ -53,8 +54,11 @@ class RunSetLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:  # read-only or full file system, no permission: one line, no traceback
+            raise write_error(e, self.path) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
