@@ -139,8 +139,8 @@ def _collect_one(ws: Workspace, folder: Path, rel: str, doc_locator: str, fields
         info = verify_image(data, max_pixels=max_pixels, max_bytes=max_bytes)
     except (ImageError, OSError) as e:
         reason = str(e) if isinstance(e, ImageError) else f"cannot read file: {e.strerror or e}"
-        with ws.db.write() as s:
-            record_error(s, STAGE, item_key, rel, reason, source_id=source_id, run_id=run_id)
+        ws.db.write_retrying(lambda s: record_error(s, STAGE, item_key, rel, reason, source_id=source_id,
+                                                    run_id=run_id))
         report.errors += 1
         report.error_items.append(ItemFailure(file=rel, reason=reason))
         return "error"
@@ -149,6 +149,7 @@ def _collect_one(ws: Workspace, folder: Path, rel: str, doc_locator: str, fields
                   **fields.get("provenance", {})}
     figure = Figure(sha256=sha, locator=rel, width=info.width, height=info.height, mime=info.mime,
                     **{**fields, "provenance": provenance})
+
     def insert(s: Session) -> tuple[bool, bool]:
         doc, created = get_or_create_document(s, source_id, doc_locator,
                                               title=folder.name if doc_locator == ROOT_DOCUMENT else doc_locator)
