@@ -225,7 +225,7 @@ def test_report_on_a_bomb_image_shows_a_placeholder(layout: dict[str, Path], fak
     summary = _eval(layout["bench"], server.base_url, run)
     assert summary["inference"]["errors"] == 1  # the bomb is refused before decoding, as an image error
     html = _report(run, tmp_path / "report")
-    uris = re.findall(r'src="(data:image/[^"]+)"', html)
+    uris = re.findall(r'"(data:image/[^"]+)"', html)  # thumbnails: in the page's failed-items JSON, once each
     placeholders = [_placeholder_text(u) for u in uris if u.startswith("data:image/svg")]
     assert len([u for u in uris if u.startswith("data:image/jpeg")]) == 1
     assert len(placeholders) == 1 and "DecompressionBombError" in placeholders[0]
