@@ -38,8 +38,8 @@ class SiteServer:
         if request.path == "/robots.txt":
             status, text = self.robots
             return web.Response(status=status, text=text)
-        if request.path == "/moved.html":
-            raise web.HTTPFound("https://www.example.org/elsewhere.html")
+        if request.path == "/in/moved.html":
+            raise web.HTTPFound("/out/elsewhere.html")
         if request.path.endswith("/not-html.html"):
             return web.Response(body=b"\x89PNG....", content_type="image/png")
         path = (self.root / request.path.lstrip("/")).resolve()
@@ -141,13 +141,14 @@ async def test_max_pages_and_bad_pages(serve, tmp_path: Path) -> None:
     assert report.errors[-1].message == "page limit of 2 reached; 3 pages not fetched"
     # a redirect out of scope and a page that is not HTML are errors with reasons; the crawl goes on
     report = CrawlReport()
-    got = await collect([server.base + "/moved.html", server.base + "/not-html.html"], "generic", report,
-                        scope=server.base + "/")
+    got = await collect([server.base + "/in/moved.html", server.base + "/in/not-html.html"], "generic", report,
+                        scope=server.base + "/in/")
     assert got == [] and report.pages == 0
     assert [e.message for e in report.errors] == [
-        "redirected to https://www.example.org/elsewhere.html: outside the crawl scope (not followed)",
+        f"redirected to {server.base}/out/elsewhere.html: outside the crawl scope (not followed)",
         "not an HTML page (served as image/png)"]
     assert report.errors[0].status == 302
+    assert server.requests["/out/elsewhere.html"] == 0  # the redirect target was never requested
 
 
 async def test_polite_fetcher_reports_status(serve) -> None:
