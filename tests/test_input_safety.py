@@ -177,6 +177,8 @@ def test_eval_with_fifo_and_dev_zero_images_records_per_item_errors(layout: dict
     os.mkfifo(layout["ds"] / "img" / "pipe.png")
     rows = [_row("ok", "img/a.png"), _row("fifo", "img/pipe.png"), _row("zero", "/dev/zero")]
     layout["bench"].write_text("\n".join(rows) + "\n", encoding="utf-8")
+    info = run_cli_json("bench", "info", "local", "--path", str(layout["bench"]))
+    assert info["images_missing"] == 1 and "not a regular file: " in info["missing_image_examples"][0]
     server = fake_server(answers=_key("42"))
     # A FIFO inside the folder passes the path check and is refused when read (today: the run hangs on it).
     summary, records = _eval_limited(layout["bench"], server.base_url, tmp_path / "run")

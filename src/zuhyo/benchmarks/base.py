@@ -53,8 +53,8 @@ class LoadResult:
                 continue
             p = s.image.resolve_path(self.base_dir)
             if p is not None and s.image.data is None and not p.is_file():
-                out.append(RowError(dataset=self.benchmark, row=s.id, field="image",
-                                    message=f"image file not found: {p}"))
+                what = "not a regular file" if p.exists() else "image file not found"
+                out.append(RowError(dataset=self.benchmark, row=s.id, field="image", message=f"{what}: {p}"))
         return out
 
 
