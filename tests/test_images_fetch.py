@@ -298,12 +298,14 @@ def test_fetch_library_end_to_end_and_resume(server: ImageServer, tmp_path: Path
 async def test_async_politeness_per_host_and_delay(tmp_path: Path) -> None:
     with ImageServer(work_s=0.15) as srv:
         items = [(f"i{k}", srv.url(f"/img/chart{k % 4}.png?copy={k}")) for k in range(12)]
-        report = await afetch_images(items, ImageStore(tmp_path / "s"), concurrency=16, per_host=2, delay_s=0.03,
+        report = await afetch_images(items, ImageStore(tmp_path / "s"), concurrency=16, per_host=2, delay_s=0.1,
                                      retries=0, timeout_s=5)
         assert (report.fetched, report.failed) == (12, 0)
         assert srv.max_in_flight == 2  # reached, never exceeded
         gaps = [b - a for a, b in zip(srv.starts, srv.starts[1:], strict=False)]
-        assert min(gaps) >= 0.025  # request starts to one host spaced by the politeness delay
+        # Request starts to one host are spaced by the politeness delay (0.1 s); the margin absorbs scheduling
+        # jitter between the client's send and the server's receipt on a loaded machine.
+        assert min(gaps) >= 0.06
 
 
 async def test_global_concurrency_bound(tmp_path: Path) -> None:
