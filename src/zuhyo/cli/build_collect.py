@@ -10,6 +10,8 @@ from typing import Annotated
 import typer
 
 from zuhyo.cli._common import JsonOpt, console, emit_json
+from zuhyo.cli.build_collect_html import html_cmd
+from zuhyo.cli.build_collect_latex import latex_cmd
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 collect_app = typer.Typer(help="Collect figures into a workspace (folder; html, latex and pdf are coming).",
@@ -51,6 +53,36 @@ def folder_cmd(
                       highlight=False)
 
 
+@collect_app.command("pdf")
+def pdf_cmd(
+    ws: WsArg,
+    files: Annotated[list[Path], typer.Argument(help="PDF files (one document each).")],
+    dpi: Annotated[int, typer.Option("--dpi", min=36, max=600, help="Resolution for figures rendered from the "
+                                                                    "page (vector regions, merged fragments).")] = 200,
+    min_size: Annotated[float, typer.Option("--min-size", min=0, help="Images placed smaller than this (points, "
+                                                                      "1/72 inch) on a side are skipped as "
+                                                                      "icons or strips.")] = 50.0,
+    json_out: JsonOpt = False,
+) -> None:
+    """Collect embedded images and captioned vector figures from PDFs; what is skipped is recorded with why."""
+    with open_workspace(ws) as w, _progress(quiet=json_out) as (on_start, on_item):
+        from zuhyo.build.collect.pdf import collect_pdfs
+
+        report = collect_pdfs(w, list(files), dpi=dpi, min_side_pt=min_size, on_start=on_start, on_item=on_item)
+    if json_out:
+        emit_json(report.model_dump(mode="json"))
+        return
+    from rich.markup import escape
+
+    console.print(f"{len(files)} PDFs: {report.figures} figures added ({report.captioned} with a caption, "
+                  f"{report.documents} new documents), {report.skipped_existing} already there, {report.skipped} "
+                  f"skipped (icons, banners, frames...), {report.errors} errors", highlight=False)
+    for item in report.error_items[:_SHOWN_ERRORS]:
+        console.print(f"  [yellow]{escape(item.file)}: {escape(item.reason)}[/]", highlight=False, soft_wrap=True)
+    if len(report.error_items) > _SHOWN_ERRORS:
+        console.print(f"  ... and {len(report.error_items) - _SHOWN_ERRORS} more (all of them with --json)")
+
+
 @contextmanager
 def _progress(quiet: bool) -> Iterator[tuple[Callable[[int], None] | None, Callable[[str, str], None] | None]]:
     """A rich progress bar on stderr (files done, errors); no callbacks when quiet."""
@@ -73,6 +105,10 @@ def _progress(quiet: bool) -> Iterator[tuple[Callable[[int], None] | None, Calla
             progress.update(task, advance=1, errors=errors)
 
         yield on_start, on_item
+
+
+collect_app.command("html")(html_cmd)
+collect_app.command("latex")(latex_cmd)
 
 
 def register(app: typer.Typer) -> None:

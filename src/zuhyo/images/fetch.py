@@ -455,17 +455,20 @@ class FetchedPage:
 
 class PoliteFetcher:
     """The downloader of :func:`afetch_images` for bodies that are not images (HTML pages, robots.txt): the same
-    per-host limit and delay, retries with Retry-After, manual redirects and byte cap. Use as
-    ``async with PoliteFetcher(...) as fetcher: page = await fetcher.get(url)``."""
+    per-host limit and delay, retries with Retry-After, manual redirects, byte cap, and redirects into private
+    addresses refused unless ``allow_private_hosts`` (``is_public`` decides, injectable as for
+    :func:`afetch_images`). Use as ``async with PoliteFetcher(...) as fetcher: page = await fetcher.get(url)``."""
 
     def __init__(self, *, concurrency: int = 4, per_host: int = 2, delay_s: float = 0.5, retries: int = 3,
                  timeout_s: float = 30.0, max_bytes: int = 20 * 1024 * 1024, max_redirects: int = 10,
-                 backoff_s: float = 0.5, max_retry_after_s: float = 120.0, user_agent: str = USER_AGENT) -> None:
+                 backoff_s: float = 0.5, max_retry_after_s: float = 120.0, user_agent: str = USER_AGENT,
+                 allow_private_hosts: bool = False, is_public: AddressClassifier = is_public_address) -> None:
         if concurrency < 1 or per_host < 1 or delay_s < 0 or retries < 0 or timeout_s <= 0 or max_bytes <= 0:
             raise ValueError("concurrency and per_host must be >= 1, delay_s and retries >= 0, timeout_s and "
                              "max_bytes > 0")
         self._settings = _Settings(concurrency, per_host, delay_s, retries, timeout_s, max_bytes,
-                                   DEFAULT_MAX_PIXELS, max_redirects, backoff_s, max_retry_after_s)
+                                   DEFAULT_MAX_PIXELS, max_redirects, backoff_s, max_retry_after_s,
+                                   allow_private_hosts, is_public)
         self.user_agent = user_agent
         self._session: aiohttp.ClientSession | None = None
         self._downloader: _Downloader | None = None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from zuhyo.build.collect.html_figures import (
     ExtractedFigure,
+    PageFigures,
     edition_scope,
     extract_page,
     figure_index,
@@ -58,10 +59,13 @@ class CrawlReport(BaseModel):
     """Images left out as decorations or without a usable URL (see ``PageFigures.skipped``)."""
     robots_blocked: list[str] = Field(default_factory=list)
     """In-scope pages robots.txt does not allow (never fetched)."""
+    robots_errors: list[CrawlError] = Field(default_factory=list)
+    """Hosts whose robots.txt got no answer or a 5xx (RFC 9309: the whole host is then disallowed)."""
     errors: list[CrawlError] = Field(default_factory=list)
 
 
-async def _robots(fetcher: PoliteFetcher, url: str, cache: dict[str, RobotsRules]) -> RobotsRules:
+async def _robots(fetcher: PoliteFetcher, url: str, cache: dict[str, RobotsRules],
+                  report: CrawlReport) -> RobotsRules:
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
     if origin not in cache:
@@ -69,6 +73,9 @@ async def _robots(fetcher: PoliteFetcher, url: str, cache: dict[str, RobotsRules
             page = await fetcher.get(origin + "/robots.txt")
         except PageFetchError as e:
             cache[origin] = robots_rules(e.status, "")
+            if e.status is None or e.status >= 500:
+                report.robots_errors.append(CrawlError(url=origin + "/robots.txt", message=e.message,
+                                                       status=e.status))
         else:
             cache[origin] = robots_rules(200, decode_html(page.body, page.content_type))
     return cache[origin]
@@ -77,19 +84,24 @@ async def _robots(fetcher: PoliteFetcher, url: str, cache: dict[str, RobotsRules
 async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scope: str | None = None,
                         report: CrawlReport | None = None, fetcher: PoliteFetcher | None = None,
                         max_pages: int = 5000, user_agent: str = USER_AGENT,
+                        on_page: Callable[[PageFigures], None] | None = None,
+                        robots: dict[str, RobotsRules] | None = None,
                         **fetch_options: Any) -> AsyncIterator[tuple[str, ExtractedFigure]]:
     """Yield ``(page_url, figure)`` for every figure of the edition(s) ``start_urls`` begin.
 
     ``scope`` (an absolute URL prefix) overrides the scope derived from each start URL. ``report`` is filled in
     as the crawl goes. Without a ``fetcher``, one is opened with ``fetch_options`` (``per_host``, ``delay_s``,
     ``retries``, ``timeout_s`` … of :class:`~zuhyo.images.fetch.PoliteFetcher`). At most ``max_pages`` pages are
-    fetched; reaching the limit is recorded as an error.
+    fetched; reaching the limit is recorded as an error. ``on_page(page)`` is called for every page read, before
+    its figures are yielded (a page without figures too). ``robots`` (origin → rules) is the robots.txt cache,
+    shared when the caller fetches more from the same hosts (the images of the pages).
     """
     report = report if report is not None else CrawlReport()
     if fetcher is None:
         async with PoliteFetcher(user_agent=user_agent, **fetch_options) as own:
             async for item in crawl_edition(start_urls, profile, scope=scope, report=report, fetcher=own,
-                                            max_pages=max_pages, user_agent=user_agent):
+                                            max_pages=max_pages, user_agent=user_agent, on_page=on_page,
+                                            robots=robots):
                 yield item
         return
     scopes = [scope] if scope else list(dict.fromkeys(edition_scope(u, profile) for u in start_urls))
@@ -101,7 +113,7 @@ async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scop
         if url not in seen:
             seen.add(url)
             queue.append(url)
-    robots: dict[str, RobotsRules] = {}
+    robots = robots if robots is not None else {}
 
     def rules_for(target: str) -> RobotsRules:  # a redirect within the scope stays on a host already asked
         parts = urlsplit(target)
@@ -120,7 +132,7 @@ async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scop
         if not any(in_scope(url, s) for s in scopes):
             report.errors.append(CrawlError(url=url, message="outside the crawl scope (not fetched)"))
             continue
-        rules = await _robots(fetcher, url, robots)
+        rules = await _robots(fetcher, url, robots, report)
         if not rules.allows(url, user_agent):
             report.robots_blocked.append(url)
             continue
@@ -152,6 +164,8 @@ async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scop
             back_data[entry.caption.label] += [b for b in entry.back_data if b not in back_data[entry.caption.label]]
         result = extract_page(html, final, profile)
         report.skipped_images += len(result.skipped)
+        if on_page is not None:
+            on_page(result)
         for figure in result.figures:
             extra = back_data.get(figure.label or "", [])
             if extra:
