@@ -10,8 +10,14 @@ HTML page here. Every request the server gets is logged.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import signal
 import socket
+import sqlite3
+import subprocess
+import sys
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
@@ -46,6 +52,7 @@ def build_site(root: Path) -> Path:
     """soumu r05 (+ an r04 copy) and the generic report, with generated images, a 500 page and a non-image."""
     shutil.copytree(SITES / "soumu", root, dirs_exist_ok=True)
     shutil.copytree(SITES / "generic", root, dirs_exist_ok=True)
+    shutil.copytree(SITES / "mod", root, dirs_exist_ok=True)
     r05 = root / R05.strip("/")
     for i, png in enumerate(sorted((r05 / "img").glob("*.png"))):
         write_png(png, i)
@@ -67,9 +74,12 @@ class Site:
         self.root = root.resolve()
         self.requests: Counter[str] = Counter()
         self.base = ""
+        self.image_delay_s = 0.0
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         self.requests[request.path] += 1
+        if request.path.endswith(".png") and self.image_delay_s:
+            await asyncio.sleep(self.image_delay_s)
         if request.path == "/robots.txt":
             return web.Response(status=404)
         if request.path.endswith("/nd500500.html"):
@@ -207,3 +217,84 @@ def test_bad_start_url(ws: Path) -> None:
     proc = run_cli("collect", "html", str(ws), "ftp://example.org/index.html", check=False)
     assert proc.returncode == 1 and "start URL 'ftp://example.org/index.html': unsupported URL scheme" in proc.stderr
 
+
+
+async def test_figure_list_back_data_reaches_the_workspace(site: Site, ws: Path) -> None:
+    got = await cli("collect", "html", str(ws), site.base + "/hakusho_data/2023/html/zuhyo.html", "--profile", "mod",
+                    *FAST)
+    assert got["figures"] == 3
+    figures = {f["figure_number"]: f for f in run_cli_json("figures", str(ws))["figures"]}
+    assert sorted(figures) == ["図表I-2-1-1", "図表I-2-1-2", "図表I-3-1"]
+    from zuhyo.build.tables import FigureRow
+    from zuhyo.build.workspace import Workspace
+
+    with Workspace.open(ws) as w, w.db.read() as s:
+        rows = {r.figure_number: r for r in s.query(FigureRow)}
+        assert rows["図表I-2-1-1"].back_data_url == site.base + "/hakusho_data/2023/csv/zuhyo01020101.csv"
+        assert rows["図表I-2-1-2"].back_data_url is None and rows["図表I-2-1-1"].year == 2023
+
+
+def _count_figures(db: Path) -> int:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    try:
+        return int(con.execute("SELECT count(*) FROM figures").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+async def test_kill_9_mid_crawl_then_rerun_completes_exactly(site: Site, ws: Path) -> None:
+    site.image_delay_s = 0.4
+    url = site.base + REPORT + "index.html"
+    proc = subprocess.Popen([sys.executable, "-m", "zuhyo", "collect", "html", str(ws), url, "--delay", "0",
+                             "--concurrency", "1", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    db = ws / "zuhyo.db"
+    deadline = time.monotonic() + 60
+    while _count_figures(db) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    await asyncio.to_thread(proc.wait)
+    done_before = _count_figures(db)
+    assert proc.returncode == -signal.SIGKILL and 0 < done_before < 5, done_before
+    fetched_before = {p: n for p, n in site.requests.items() if p.endswith(".png")}
+    site.image_delay_s = 0.0
+    again = await cli("collect", "html", str(ws), url, *FAST)
+    assert again["errors"] == 0 and again["skipped_existing"] >= done_before
+    assert again["figures"] + again["skipped_existing"] == 5
+    con = sqlite3.connect(db)
+    try:
+        assert con.execute("SELECT count(*), count(DISTINCT locator), count(DISTINCT sha256) FROM figures"
+                           ).fetchone() == (5, 5, 5)
+        recorded = {r[0].removeprefix(site.base) for r in con.execute("SELECT locator FROM figures")}
+    finally:
+        con.close()
+    # at most the images in hand when it was killed are downloaded twice; the recorded ones never again
+    twice = {p for p, n in site.requests.items() if p.endswith(".png") and n > 1}
+    assert len(twice) <= len(fetched_before) - done_before
+    assert len(recorded) == 5
+
+
+async def test_polite_fetcher_refuses_redirects_into_private_addresses(tmp_path: Path) -> None:
+    from zuhyo.images.fetch import PageFetchError, PoliteFetcher
+
+    async def redirect(request: web.Request) -> web.StreamResponse:
+        raise web.HTTPFound(f"http://127.0.0.2:{request.url.port}/inside")
+
+    app = web.Application()
+    app.router.add_route("GET", "/{tail:.*}", redirect)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/start"
+    try:
+        async with PoliteFetcher(delay_s=0, retries=0) as fetcher:
+            with pytest.raises(PageFetchError, match="127.0.0.2 is a loopback address .pass --allow-private-hosts"):
+                await fetcher.get(url)
+        for options in ({"allow_private_hosts": True}, {"is_public": lambda ip: True}):
+            async with PoliteFetcher(delay_s=0, retries=0, **options) as fetcher:  # type: ignore[arg-type]
+                with pytest.raises(PageFetchError) as info:  # followed: nothing listens on 127.0.0.2 there
+                    await fetcher.get(url)
+                assert "loopback address" not in info.value.message
+    finally:
+        await runner.cleanup()
