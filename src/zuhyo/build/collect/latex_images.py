@@ -1,0 +1,85 @@
+"""A LaTeX figure's graphic file as image bytes: PNG/JPEG as they are, PDF and EPS rasterised to PNG.
+
+DomainCQA §4.1 works on figure images; arXiv figures are mostly vector PDF or EPS. PDF is rendered with
+PyMuPDF (first page, at :data:`DPI`, the longest side capped at :data:`MAX_SIDE` pixels); EPS with
+Ghostscript (``gs -dSAFER``, cropped to its bounding box) when ``gs`` is on PATH, else the item fails saying so.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from zuhyo.errors import ImageError
+
+DPI = 200
+MAX_SIDE = 3000
+GS_TIMEOUT_S = 60
+GRAPHIC_SUFFIXES = (".pdf", ".png", ".jpg", ".jpeg", ".eps", ".ps",
+                    ".PDF", ".PNG", ".JPG", ".JPEG", ".EPS", ".PS")
+
+
+@dataclass
+class GraphicImage:
+    data: bytes
+    source_format: str
+    """``pdf``, ``eps``, ``png``, ``jpeg`` …: the file's format before any rasterising."""
+    rasterised: bool
+    pages: int = 1
+
+
+def load_graphic(path: Path, max_bytes: int) -> GraphicImage:
+    """The image bytes for ``path``; raises :class:`ImageError` with the reason when there are none."""
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise ImageError(f"file is {size:,} bytes, over the {max_bytes:,}-byte limit")
+    data = path.read_bytes()
+    suffix = path.suffix.lower()
+    if data.startswith(b"%PDF") or suffix == ".pdf":
+        return _pdf_to_png(data)
+    if data.startswith(b"%!PS") or data.startswith(b"\xc5\xd0\xd3\xc6") or suffix in (".eps", ".ps"):
+        return GraphicImage(_eps_to_png(path), "eps", True)
+    return GraphicImage(data, suffix.lstrip(".") or "unknown", False)
+
+
+def _pdf_to_png(data: bytes) -> GraphicImage:
+    import pymupdf
+
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except (pymupdf.FileDataError, RuntimeError, ValueError) as e:
+        raise ImageError(f"not a readable PDF: {e}") from None
+    with doc:
+        if doc.needs_pass:
+            raise ImageError("the PDF is encrypted")
+        if doc.page_count < 1:
+            raise ImageError("the PDF has no pages")
+        page = doc[0]
+        longest = max(page.rect.width, page.rect.height) or 1.0
+        zoom = min(DPI / 72, MAX_SIDE / longest)
+        try:
+            pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+        except RuntimeError as e:
+            raise ImageError(f"cannot render the PDF: {e}") from None
+        return GraphicImage(pix.tobytes("png"), "pdf", True, doc.page_count)
+
+
+def _eps_to_png(path: Path) -> bytes:
+    gs = shutil.which("gs")
+    if gs is None:
+        raise ImageError("EPS figures need Ghostscript (gs) to rasterise, and gs is not installed")
+    with tempfile.TemporaryDirectory(prefix="zuhyo-eps-") as tmp:
+        out = Path(tmp) / "page.png"
+        cmd = [gs, "-dSAFER", "-dBATCH", "-dNOPAUSE", "-dQUIET", "-dEPSCrop", "-sDEVICE=png16m",
+               f"-r{DPI}", "-dFirstPage=1", "-dLastPage=1", f"-sOutputFile={out}", str(path)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, timeout=GS_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired:
+            raise ImageError(f"Ghostscript took over {GS_TIMEOUT_S} s on this EPS") from None
+        if proc.returncode != 0 or not out.is_file():
+            detail = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip().splitlines()
+            raise ImageError(f"Ghostscript cannot rasterise this EPS: {detail[-1] if detail else 'no output'}")
+        return out.read_bytes()
