@@ -14,8 +14,6 @@ from conftest import run_cli, run_cli_json
 pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
 pymupdf = pytest.importorskip("pymupdf", reason="the [build] extra (PyMuPDF) is needed")
 
-MEXT = Path("/work/shared/data/mext_whitepaper_pdf")
-MEXT_FILES = sorted(MEXT.glob("mext_r06_*_ch[35].pdf")) if MEXT.is_dir() else []
 
 
 @pytest.fixture
@@ -196,12 +194,16 @@ def test_collect_pdf_help_names_the_options():
     assert "--dpi" in proc.stdout and "--min-size" in proc.stdout
 
 
-@pytest.mark.skipif(len(MEXT_FILES) != 2, reason=f"the MEXT chapter PDFs are not in {MEXT} (shared data absent)")
-def test_mext_white_paper_chapters(ws: Path):
+def test_mext_white_paper_chapters(ws: Path, shared_data: Path):
     import json
 
+    folder = shared_data / "mext_whitepaper_pdf"
+    mext_files = sorted(folder.glob("mext_r06_*_ch[35].pdf"))
+    if len(mext_files) != 2:
+        pytest.skip(f"the two MEXT chapter PDFs are not in {folder}")
+
     start = time.perf_counter()
-    out = run_cli_json("collect", "pdf", str(ws), *map(str, MEXT_FILES))
+    out = run_cli_json("collect", "pdf", str(ws), *map(str, mext_files))
     elapsed = time.perf_counter() - start
     assert (out["documents"], out["errors"]) == (2, 0)
     figs = _figures(ws)
@@ -230,5 +232,5 @@ def test_mext_white_paper_chapters(ws: Path):
     assert len(placed) == 18 and len(set(placed)) == 17  # 17 embedded images, the mascot placed twice
     assert all(s["reason"] for s in out["skipped_items"])
     print(f"collect pdf on the two MEXT chapters: {elapsed:.2f} s (CLI, including start-up)")
-    again = run_cli_json("collect", "pdf", str(ws), *map(str, MEXT_FILES))
+    again = run_cli_json("collect", "pdf", str(ws), *map(str, mext_files))
     assert (again["figures"], again["skipped_existing"]) == (0, 10)
