@@ -38,7 +38,8 @@ def latex_cmd(
                   f"{report.figures} figures added ({report.documents} new documents), "
                   f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
     for item in report.error_items[:_SHOWN_ERRORS]:
-        console.print(f"  [yellow]{escape(item.file)}: {escape(item.reason)}[/]", highlight=False, soft_wrap=True)
+        paper = item.file.split(": ", 1)[0]  # the reason names the figure or file itself
+        console.print(f"  [yellow]{escape(paper)}: {escape(item.reason)}[/]", highlight=False, soft_wrap=True)
     if len(report.error_items) > _SHOWN_ERRORS:
         console.print(f"  ... and {len(report.error_items) - _SHOWN_ERRORS} more (all of them with --json)")
     for member in report.skipped_members[:_SHOWN_ERRORS]:

@@ -133,7 +133,10 @@ class _Paper:
                 paper = parse_paper(inlined.text)
                 self.ws.db.write_retrying(lambda s: self.succeeded(s, "source"))
                 for message in inlined.errors:
-                    self.fail(f"include {message.split(':', 1)[0]}", message)
+                    item = f"include {message.split(':', 1)[0]}"
+                    outcome = self.fail(item, message)
+                    if on_item is not None:
+                        on_item(f"{self.paper_id}: {item}", outcome)
                 doc_id = self._document(paper, main.relative_to(src.root).as_posix(), inlined.files)
                 self.report.figure_environments += len(paper.figures)
                 with self.ws.db.read() as s:
