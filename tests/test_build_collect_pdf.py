@@ -234,3 +234,12 @@ def test_mext_white_paper_chapters(ws: Path, shared_data: Path):
     print(f"collect pdf on the two MEXT chapters: {elapsed:.2f} s (CLI, including start-up)")
     again = run_cli_json("collect", "pdf", str(ws), *map(str, mext_files))
     assert (again["figures"], again["skipped_existing"]) == (0, 10)
+
+
+def test_a_dotted_number_running_into_text_is_not_a_caption():
+    # a wrapped source line of the MEXT chapter 3 PDF begins a text block: "Figure 1.1.6を基に文部科学省作成"
+    from zuhyo.build.collect.caption_lines import parse_caption
+
+    assert parse_caption("Figure 1.1.6を基に文部科学省作成") is None
+    assert parse_caption("Figure 1.1. Sales").figure_number == "1.1"  # type: ignore[union-attr]
+    assert parse_caption("Fig. 2. Results").figure_number == "2"  # type: ignore[union-attr]

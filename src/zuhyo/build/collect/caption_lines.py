@@ -28,9 +28,9 @@ _PART = r"(?:[0-9０-９]+|[IVXＩＶＸⅠ-Ⅻ]+(?![A-Za-z])|[A-Z](?=[0-9０-�
 _SEP = r"[-‐‑–—―−－ー.．]"
 #: A figure number: parts joined by hyphens (any dash), optionally a lower-case letter suffix (2a) or (1).
 NUMBER = rf"{_PART}[0-9０-９]*(?:{_SEP}{_PART}[0-9０-９]*)*(?:[a-z](?![a-z]))?"
-# What separates the label from the title: spaces (also U+3000), a slash, a colon, a full stop; or nothing at
-# the end of the line.
-_AFTER = r"(?:[\s　]*[／/:：.．][\s　]*|[\s　]+|$)"
+# What separates the label from the title: spaces (also U+3000), a slash, a colon, a full stop (not one inside a
+# longer number: "Figure 1.1.6を基に" is body text, not "Figure 1.1" titled "6を…"); or nothing at the end.
+_AFTER = r"(?:[\s　]*(?:[／/:：]|[.．](?![0-9０-９]))[\s　]*|[\s　]+|$)"
 _BULLET = r"^[\s　]*[■□◆◇●○▲△▼▽・]?[\s　]*"
 
 #: The built-in caption patterns, in the order they are tried. Each has the named groups ``label`` (the label
