@@ -134,6 +134,7 @@ async def test_collect_html_end_to_end_and_rerun(site: Site, ws: Path) -> None:
                            f"page {R05}nd999999.html: HTTP 404 Not Found"]
     # nothing outside the scope was requested: not the 令和4年版 edition, not the site's logo or other pages
     assert all(p.startswith((R05, REPORT)) or p == "/robots.txt" for p in site.requests), site.requests
+    assert site.requests["/robots.txt"] == 1  # one host, asked once
     assert site.requests[R05 + "nd500500.html"] == 4  # retried (Retry-After: 0), then counted as an error
     images_before = {p: n for p, n in site.requests.items() if p.endswith(".png")}
     assert set(images_before.values()) == {1} and len(images_before) == 8  # 7 figures and the non-image
@@ -155,6 +156,12 @@ async def test_collect_html_end_to_end_and_rerun(site: Site, ws: Path) -> None:
     again = await cli("collect", "html", str(ws), *urls, *FAST)
     assert (again["figures"], again["documents"], again["images_fetched"]) == (0, 0, 0)
     assert again["skipped_existing"] == 7 and again["errors"] == 7
+    # pages whose figures are all recorded are not fetched again (their stored links are followed); pages with
+    # a failed figure, and the failed pages, are
+    assert again["pages_known"] == 3 and again["pages"] == 2
+    assert [site.requests[R05 + p] for p in ("index.html", "nd112100.html", "nd121200.html", "nd212100.html",
+                                             "nd999999.html")] == [1, 1, 2, 2, 2]
+    assert site.requests[REPORT + "index.html"] == 1 and site.requests["/robots.txt"] == 2
     # the failed image is tried again (it may have been fixed); no recorded figure's image is downloaded again
     images_before[R05 + "img/n2101010.png"] += 1
     assert {p: n for p, n in site.requests.items() if p.endswith(".png")} == images_before

@@ -48,6 +48,14 @@ class CrawlError(BaseModel):
     status: int | None = None
 
 
+class PageRead(BaseModel):
+    """A page just read: its figures, the in-scope links it leads to, how many figure-list entries it has."""
+
+    page: PageFigures
+    links: list[str] = Field(default_factory=list)
+    index_entries: int = 0
+
+
 class CrawlReport(BaseModel):
     """What a crawl did; filled in as it goes."""
 
@@ -59,6 +67,8 @@ class CrawlReport(BaseModel):
     """Images left out as decorations or without a usable URL (see ``PageFigures.skipped``)."""
     robots_blocked: list[str] = Field(default_factory=list)
     """In-scope pages robots.txt does not allow (never fetched)."""
+    pages_known: int = 0
+    """Pages not fetched because ``known_links`` had them (read by an earlier run; their links followed)."""
     robots_errors: list[CrawlError] = Field(default_factory=list)
     """Hosts whose robots.txt got no answer or a 5xx (RFC 9309: the whole host is then disallowed)."""
     errors: list[CrawlError] = Field(default_factory=list)
@@ -84,24 +94,27 @@ async def _robots(fetcher: PoliteFetcher, url: str, cache: dict[str, RobotsRules
 async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scope: str | None = None,
                         report: CrawlReport | None = None, fetcher: PoliteFetcher | None = None,
                         max_pages: int = 5000, user_agent: str = USER_AGENT,
-                        on_page: Callable[[PageFigures], None] | None = None,
+                        on_page: Callable[[PageRead], None] | None = None,
                         robots: dict[str, RobotsRules] | None = None,
+                        known_links: Callable[[str], list[str] | None] | None = None,
                         **fetch_options: Any) -> AsyncIterator[tuple[str, ExtractedFigure]]:
     """Yield ``(page_url, figure)`` for every figure of the edition(s) ``start_urls`` begin.
 
     ``scope`` (an absolute URL prefix) overrides the scope derived from each start URL. ``report`` is filled in
     as the crawl goes. Without a ``fetcher``, one is opened with ``fetch_options`` (``per_host``, ``delay_s``,
     ``retries``, ``timeout_s`` … of :class:`~zuhyo.images.fetch.PoliteFetcher`). At most ``max_pages`` pages are
-    fetched; reaching the limit is recorded as an error. ``on_page(page)`` is called for every page read, before
-    its figures are yielded (a page without figures too). ``robots`` (origin → rules) is the robots.txt cache,
-    shared when the caller fetches more from the same hosts (the images of the pages).
+    fetched; reaching the limit is recorded as an error. ``on_page(read)`` is called for every page read, before
+    its figures are yielded (a page without figures too). ``known_links(url)`` may return the links of a page
+    an earlier run read completely: the page is then not fetched and its links are followed. ``robots``
+    (origin → rules) is the robots.txt cache, shared when the caller fetches more from the same hosts (the
+    images of the pages).
     """
     report = report if report is not None else CrawlReport()
     if fetcher is None:
         async with PoliteFetcher(user_agent=user_agent, **fetch_options) as own:
             async for item in crawl_edition(start_urls, profile, scope=scope, report=report, fetcher=own,
                                             max_pages=max_pages, user_agent=user_agent, on_page=on_page,
-                                            robots=robots):
+                                            robots=robots, known_links=known_links):
                 yield item
         return
     scopes = [scope] if scope else list(dict.fromkeys(edition_scope(u, profile) for u in start_urls))
@@ -132,6 +145,14 @@ async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scop
         if not any(in_scope(url, s) for s in scopes):
             report.errors.append(CrawlError(url=url, message="outside the crawl scope (not fetched)"))
             continue
+        stored = known_links(url) if known_links is not None else None
+        if stored is not None:
+            report.pages_known += 1
+            for link in stored:
+                if link not in seen and any(in_scope(link, s) for s in scopes):
+                    seen.add(link)
+                    queue.append(link)
+            continue
         rules = await _robots(fetcher, url, robots, report)
         if not rules.allows(url, user_agent):
             report.robots_blocked.append(url)
@@ -159,13 +180,15 @@ async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scop
             continue
         html = decode_html(page.body, page.content_type)
         report.pages += 1
-        for entry in figure_index(html, final, profile):
+        entries = figure_index(html, final, profile)
+        for entry in entries:
             back_data.setdefault(entry.caption.label, [])
             back_data[entry.caption.label] += [b for b in entry.back_data if b not in back_data[entry.caption.label]]
         result = extract_page(html, final, profile)
         report.skipped_images += len(result.skipped)
+        links = list(dict.fromkeys(link for s in scopes for link in toc_links(html, final, profile, s)))
         if on_page is not None:
-            on_page(result)
+            on_page(PageRead(page=result, links=links, index_entries=len(entries)))
         for figure in result.figures:
             extra = back_data.get(figure.label or "", [])
             if extra:
@@ -173,11 +196,10 @@ async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scop
             report.figures += 1
             yield final, figure
         seen.add(final)
-        for s in scopes:
-            for link in toc_links(html, final, profile, s):
-                if link not in seen:
-                    seen.add(link)
-                    queue.append(link)
+        for link in links:
+            if link not in seen:
+                seen.add(link)
+                queue.append(link)
 
 
-__all__ = ["USER_AGENT", "CrawlError", "CrawlReport", "crawl_edition"]
+__all__ = ["USER_AGENT", "CrawlError", "CrawlReport", "PageRead", "crawl_edition"]

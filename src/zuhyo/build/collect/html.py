@@ -16,7 +16,9 @@ edition of each. For every start URL (a table of contents or a figure list) this
 
 Each figure is committed on its own, so a ``kill -9`` loses at most the figures in hand; a re-run skips the
 figures already recorded (by page and image URL) without downloading their images again, and retries the ones
-that failed. Pages are read again on a re-run (their links lead to the rest of the edition).
+that failed. A page whose figures were all recorded is marked complete with its links: a re-run does not fetch
+it again but follows the stored links. Pages with a failed figure, and figure-list pages (their back-data links
+go to figures on other pages), are read again.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from zuhyo.build.collect.crawl import USER_AGENT, CrawlReport, crawl_edition
+from zuhyo.build.collect.crawl import USER_AGENT, CrawlReport, PageRead, crawl_edition
 from zuhyo.build.collect.editions import Edition, edition_of, latest_editions
-from zuhyo.build.collect.html_figures import ExtractedFigure, PageFigures
+from zuhyo.build.collect.html_figures import ExtractedFigure
 from zuhyo.build.collect.profiles import SiteProfile, load_profile, profile_for_url
 from zuhyo.build.collect.robots import RobotsRules
 from zuhyo.build.records import (
@@ -80,6 +82,8 @@ class HtmlCollectReport(BaseModel):
     """Pages and images that failed (recorded in the workspace with their reason)."""
     pages: int = 0
     """Pages read."""
+    pages_known: int = 0
+    """Pages an earlier run read completely: not fetched again, their stored links followed."""
     images_fetched: int = 0
     """Images downloaded (an image shown on several pages once)."""
     skipped_existing: int = 0
@@ -111,6 +115,13 @@ class _Edition:
             self.existing = {(page, img) for page, img in s.execute(
                 select(Document.locator, FigureRow.locator).join(FigureRow, FigureRow.document_id == Document.id)
                 .where(Document.source_id == self.source_id))}
+            self.done_pages: dict[str, list[str]] = {
+                loc: list(meta.get("links", [])) for loc, meta in s.execute(
+                    select(Document.locator, Document.meta).where(Document.source_id == self.source_id))
+                if isinstance(meta, dict) and meta.get("complete")}
+            """Pages an earlier run read completely (every figure recorded) → their links."""
+        self.pending: dict[str, list[Any]] = {}
+        """Page URL → [figures not finished yet, all recorded so far, its links] for the pages read now."""
         self.crawl = CrawlReport()
         self.errors_seen = 0
         self.images: dict[str, tuple[str, ImageInfo, int, str] | str] = {}
@@ -130,8 +141,37 @@ class _Edition:
             self.fail(e.url, e.url, f"page {e.url}: {e.message}")
         self.errors_seen = len(self.crawl.errors)
 
-    def on_page(self, page: PageFigures) -> None:
+    def known_links(self, url: str) -> list[str] | None:
+        """The links of ``url`` when an earlier run recorded it completely (it is then not fetched again)."""
+        links = self.done_pages.get(url)
+        if links is not None:
+            self.report.skipped_existing += sum(1 for page, _ in self.existing if page == url)
+        return links
+
+    def figure_done(self, page_url: str, outcome: str) -> None:
+        """Count one figure of ``page_url`` finished; a page whose figures are all recorded is complete."""
+        state = self.pending.get(page_url)
+        if state is None:
+            return
+        state[0] -= 1
+        state[1] = state[1] and outcome != "error"
+        if state[0] <= 0:
+            del self.pending[page_url]
+            if state[1]:
+                self._complete(page_url, state[2])
+
+    def _complete(self, page_url: str, links: list[str]) -> None:
+        def write(s: Session) -> None:
+            doc = s.scalar(select(Document).where(Document.source_id == self.source_id,
+                                                  Document.locator == page_url))
+            if doc is not None:
+                doc.meta = {**(doc.meta or {}), "links": links, "complete": True}
+
+        self.ws.db.write_retrying(write)
+
+    def on_page(self, read: PageRead) -> None:
         self.flush_crawl_errors()
+        page = read.page
         self.titles[page.page_url] = page.title
         year = self.edition.year
         if year is None:
@@ -146,6 +186,11 @@ class _Edition:
             return created
 
         self.report.documents += int(self.ws.db.write_retrying(write))
+        # A figure-list page is always read again: its back-data links go to figures found after it.
+        if read.index_entries == 0:
+            self.pending[page.page_url] = [len(page.figures), True, read.links]
+            if not page.figures:
+                self.figure_done(page.page_url, "added")
 
 
 def _figure(sha: str, info: ImageInfo, size: int, final_url: str, page_url: str, fig: ExtractedFigure,
@@ -279,33 +324,36 @@ async def acollect_html(ws: Workspace, urls: Sequence[str], *, profile: str | No
         async with PoliteFetcher(per_host=per_host, concurrency=max(4, per_host), delay_s=delay_s, retries=retries,
                                  timeout_s=timeout_s, max_bytes=max_bytes, allow_private_hosts=allow_private_hosts,
                                  is_public=is_public) as fetcher:
+            robots: dict[str, RobotsRules] = {}  # each host's robots.txt asked once per run
             for edition in editions:
                 _, prof, starts = groups[edition.scope]
                 report.editions.append(edition.scope)
-                await _collect_edition(_Edition(ws, edition, prof, run.id, report), fetcher, starts, max_pages,
-                                       max_bytes, max_pixels, note)
+                await _collect_edition(_Edition(ws, edition, prof, run.id, report), fetcher, robots, starts,
+                                       max_pages, max_bytes, max_pixels, note)
         run.counts = report.model_dump(include={"figures", "documents", "errors", "pages", "images_fetched",
                                                 "skipped_existing", "robots_blocked"})
     return report
 
 
-async def _collect_edition(ed: _Edition, fetcher: PoliteFetcher, starts: list[str], max_pages: int,
-                           max_bytes: int, max_pixels: int, note: Callable[[str, str], None]) -> None:
-    robots: dict[str, RobotsRules] = {}
+async def _collect_edition(ed: _Edition, fetcher: PoliteFetcher, robots: dict[str, RobotsRules], starts: list[str],
+                           max_pages: int, max_bytes: int, max_pixels: int, note: Callable[[str, str], None]) -> None:
     tasks: set[asyncio.Task[None]] = set()
     gate = asyncio.Semaphore(8)  # figures in hand at once; the fetcher's per-host limit paces the requests
 
     async def one(page_url: str, fig: ExtractedFigure) -> None:
         async with gate:
-            note(fig.image_url, await _collect_figure(ed, fetcher, robots, page_url, fig, max_bytes=max_bytes,
-                                                      max_pixels=max_pixels))
+            outcome = await _collect_figure(ed, fetcher, robots, page_url, fig, max_bytes=max_bytes,
+                                            max_pixels=max_pixels)
+        ed.figure_done(page_url, outcome)
+        note(fig.image_url, outcome)
 
     async for page_url, fig in crawl_edition(starts, ed.profile, scope=ed.edition.scope, report=ed.crawl,
                                              fetcher=fetcher, max_pages=max_pages, on_page=ed.on_page,
-                                             robots=robots):
+                                             robots=robots, known_links=ed.known_links):
         ed.flush_crawl_errors()
         if (page_url, fig.image_url) in ed.existing:
             ed.report.skipped_existing += 1
+            ed.figure_done(page_url, "existing")
             note(fig.image_url, "existing")
             continue
         ed.existing.add((page_url, fig.image_url))  # the same image twice on one page is one figure
@@ -323,7 +371,8 @@ async def _collect_edition(ed: _Edition, fetcher: PoliteFetcher, starts: list[st
     ed.report.pages += ed.crawl.pages
     ed.report.skipped_images += ed.crawl.skipped_images
     ed.report.robots_blocked += len(ed.crawl.robots_blocked)
-    if ed.crawl.pages == 0:
+    ed.report.pages_known += ed.crawl.pages_known
+    if ed.crawl.pages == 0 and ed.crawl.pages_known == 0:
         ed.report.unreachable.append(HtmlItemFailure(url=starts[0], reason=_unreachable_reason(ed.crawl)))
 
 
