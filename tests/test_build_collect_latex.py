@@ -311,3 +311,24 @@ def test_collect_latex_aastex_sample(ws: Path):
     assert figset[0]["provenance"]["figure_set"] == {"number": "4", "title": "Swift X-ray light curves"}
     assert docs[0]["meta"]["abstract"].startswith("This example manuscript is intended")
     assert report["figures"] == 1 + 6 + 1 + 1 + 6
+
+
+def test_parse_paper_plottwo_unclosed_env_and_archive_cap(tmp_path: Path):
+    from zuhyo.build.collect.latex_paper import parse_paper
+    from zuhyo.build.collect.latex_source import opened_source
+    from zuhyo.errors import DataError
+
+    paper = parse_paper("\\begin{document}\n\\begin{figure}\\plottwo{left.pdf}{right}\\caption{Two sides.}"
+                        "\\label{fig:two}\\end{figure}\n\\begin{figure}\\includegraphics{x.png}\\caption{Open.}\n"
+                        "\\end{document}\n")
+    two, unclosed = paper.figures
+    assert [g.file for g in two.graphics] == ["left.pdf", "right"] and two.caption == "Two sides."
+    assert two.labels == ["fig:two"] and two.figure_number == "1"
+    assert unclosed.error == "\\begin{figure} no. 2 is never closed"
+    big = tmp_path / "big.tar"
+    with tarfile.open(big, "w") as tf:
+        info = tarfile.TarInfo("ms.tex")
+        info.size = 5000
+        tf.addfile(info, io.BytesIO(b"%" * 5000))
+    with pytest.raises(DataError, match="unpacks to more than 1,000 bytes"), opened_source(big, 1000):
+        pass

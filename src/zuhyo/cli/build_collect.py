@@ -1,4 +1,5 @@
-"""`zuhyo collect ...`: fill a construction workspace with figures (today: `collect folder`)."""
+"""`zuhyo collect ...`: fill a construction workspace with figures (folder here; html, latex and pdf in their own
+modules, registered below)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from zuhyo.cli.build_collect_html import html_cmd
 from zuhyo.cli.build_collect_latex import latex_cmd
 from zuhyo.cli.workspace import WsArg, open_workspace
 
-collect_app = typer.Typer(help="Collect figures into a workspace (folder; html, latex and pdf are coming).",
+collect_app = typer.Typer(help="Collect figures into a workspace (folder, html, latex, pdf).",
                           no_args_is_help=True)
 _SHOWN_ERRORS = 20
 
