@@ -305,3 +305,34 @@ async def test_polite_fetcher_refuses_redirects_into_private_addresses(tmp_path:
                 assert "loopback address" not in info.value.message
     finally:
         await runner.cleanup()
+
+
+async def test_corrupt_and_huge_images_are_errors_with_reasons(site: Site, ws: Path) -> None:
+    import io
+    import struct
+    import zlib
+
+    from PIL import Image
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    bad = site.root / "bad" / "2024"
+    bad.mkdir(parents=True)
+    (bad / "bomb.png").write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 40000, 40000, 8, 2,
+                                   0, 0, 0)) + chunk(b"IDAT", zlib.compress(b"\x00" * 16)) + chunk(b"IEND", b""))
+    buf = io.BytesIO()
+    Image.new("RGB", (200, 100), (10, 20, 30)).save(buf, "JPEG")
+    (bad / "cut.jpg").write_bytes(buf.getvalue()[: len(buf.getvalue()) // 2])
+    write_png(bad / "good.png", 3)
+    (bad / "index.html").write_text(
+        "<html><body><main><h1>Report 2024</h1><p>図1　良い</p><img src='good.png'>"
+        "<p>図2　巨大</p><img src='bomb.png'><p>図3　破損</p><img src='cut.jpg'></main></body></html>",
+        encoding="utf-8")
+    got = await cli("collect", "html", str(ws), site.base + "/bad/2024/index.html", *FAST)
+    assert got["figures"] == 1 and got["errors"] == 2
+    reasons = {e["url"].rsplit("/", 1)[1]: e["reason"] for e in got["error_items"]}
+    assert "bomb.png" in reasons and "1,600,000,000 pixels" in reasons["bomb.png"], reasons
+    assert "cut.jpg" in reasons and ("truncated" in reasons["cut.jpg"] or "corrupt" in reasons["cut.jpg"]), reasons
+    status = run_cli_json("status", str(ws))
+    assert status["figures"] == 1 and status["stages"]["collect"]["errors"] == 2

@@ -5,9 +5,10 @@ crawl scope of a start URL (scheme + host + the profile's ``edition_prefix``, se
 :func:`~zuhyo.build.collect.html_figures.edition_scope`). Its **year** is read from the scope's path by the
 profile's ``edition_year`` patterns (``/ja/r05/`` → 2023, ``wp-je93`` → 1993, ``hakusho/h28/`` → 2016), else by
 two generic patterns (a path segment that is a Western year, ``/2024/``, or an era code, ``/r05/``). Its
-**series** is the scope with that year token replaced by ``*``: ``…/whitepaper/ja/r04/`` and
-``…/whitepaper/ja/r05/`` are two editions of the series ``…/whitepaper/ja/*/``. An edition whose year cannot be
-read from its URL is a series of its own (it is always kept).
+**series** is the scope with that year token, and any other path segment that is a year (``/h27/``,
+``/2023/``), replaced by ``*``: ``…/whitepaper/ja/r04/`` and ``…/whitepaper/ja/r05/`` are two editions of the
+series ``…/whitepaper/ja/*/``; ``/hakusyo/mlit/h27/hakusho/h28/`` is in ``/hakusyo/mlit/*/hakusho/*/``. An
+edition whose year cannot be read from its URL is a series of its own (it is always kept).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from zuhyo.build.collect.profiles import SiteProfile
 
 #: Tried after the profile's own ``edition_year`` patterns: a Western-year path segment, an era-code segment.
 FALLBACK_YEAR_PATTERNS = (r"/(?P<western>(?:19|20)\d{2})/", r"/(?P<era>[rhsRHS])(?P<year>\d{2})/")
+_OTHER_YEAR_SEGMENTS = re.compile(r"/(?:(?:19|20)\d{2}|[rhsRHS]\d{1,2})(?=/)")
 
 
 class Edition(BaseModel):
@@ -35,7 +37,7 @@ class Edition(BaseModel):
     year: int | None = None
     """The edition's Western year, when the URL says it."""
     label: str
-    """The year token as written (``r05``, ``wp-je93``'s ``93``, ``2024``), else the scope's last path segment."""
+    """The path segment holding the year (``r05``, ``wp-je93``, ``2024``), else the scope's last path segment."""
 
 
 def edition_of(url: str, profile: SiteProfile) -> Edition:
@@ -56,8 +58,11 @@ def edition_of(url: str, profile: SiteProfile) -> Edition:
         year = edition_year(scope, "", one)
         if year is None:
             continue
-        series = f"{parts.scheme}://{parts.netloc}{path[:start]}*{path[end:]}"
-        return Edition(scope=scope, series=series, year=year, label=path[start:end])
+        # Other year-like segments vary between editions too (国土交通白書: /hakusyo/mlit/h27/hakusho/h28/).
+        series_path = _OTHER_YEAR_SEGMENTS.sub("/*", path[:start]) + "*" + _OTHER_YEAR_SEGMENTS.sub("/*", path[end:])
+        seg_start, seg_end = path.rfind("/", 0, start) + 1, path.find("/", end)
+        label = path[seg_start:seg_end if seg_end >= 0 else len(path)]
+        return Edition(scope=scope, series=f"{parts.scheme}://{parts.netloc}{series_path}", year=year, label=label)
     return Edition(scope=scope, series=scope, year=None, label=last)
 
 
