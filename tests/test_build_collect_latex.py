@@ -325,6 +325,10 @@ def test_parse_paper_plottwo_unclosed_env_and_archive_cap(tmp_path: Path):
     assert [g.file for g in two.graphics] == ["left.pdf", "right"] and two.caption == "Two sides."
     assert two.labels == ["fig:two"] and two.figure_number == "1"
     assert unclosed.error == "\\begin{figure} no. 2 is never closed"
+    deep = parse_paper("\\begin{figure}\\includegraphics{a.png}\\caption{" + "{" * 3000 + "x" + "}" * 3000
+                       + "}\\end{figure}\n\\begin{abstract}Fine.\\end{abstract}")
+    assert deep.figures[0].error == "figure1: caption cannot convert to text: nested too deeply"
+    assert deep.abstract == "Fine."
     big = tmp_path / "big.tar"
     with tarfile.open(big, "w") as tf:
         info = tarfile.TarInfo("ms.tex")

@@ -37,6 +37,7 @@ from zuhyo.build.collect.latex_source import (
     paper_id_from_name,
     resolve_in,
 )
+from zuhyo.build.collect.latex_text import LatexSyntaxError
 from zuhyo.build.records import (
     add_figure,
     find_figure_row,
@@ -143,15 +144,17 @@ class _Paper:
                     existing = set(s.scalars(select(FigureRow.locator).where(FigureRow.document_id == doc_id)))
                 for fig in paper.figures:
                     self._figure(src.root, paper, fig, doc_id, existing, on_item)
-        except (DataError, OSError) as e:
-            reason = str(e) if isinstance(e, DataError) else f"cannot read the source: {e.strerror or e}"
+        except (DataError, OSError, LatexSyntaxError) as e:
+            reason = (f"cannot read the source: {e.strerror or e}" if isinstance(e, OSError)
+                      else f"does not parse: {e}" if isinstance(e, LatexSyntaxError) else str(e))
             outcome = self.fail("source", reason)
             if on_item is not None:
                 on_item(str(self.path), outcome)
 
     def _document(self, paper: Paper, main: str, files: list[str]) -> int:
         meta = {"title": paper.title, "abstract": paper.abstract, "conclusion": paper.conclusion,
-                "conclusion_heading": paper.conclusion_heading, "main_file": main, "tex_files": files}
+                "conclusion_heading": paper.conclusion_heading, "main_file": main, "tex_files": files,
+                "problems": paper.problems}
 
         def write(s: Session) -> tuple[int, bool]:
             doc, created = get_or_create_document(s, self.source_id, self.paper_id, title=paper.title,

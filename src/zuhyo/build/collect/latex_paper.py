@@ -70,6 +70,8 @@ class Paper:
     conclusion_heading: str | None = None
     graphicspath: tuple[str, ...] = ("",)
     figures: list[PaperFigure] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """Parts of the paper that could not be read (abstract, conclusion), with why."""
 
 
 def parse_paper(text: str) -> Paper:
@@ -99,8 +101,14 @@ def parse_paper(text: str) -> Paper:
     abstract = find_environments(body, ("abstract",))[0] or find_environments(text, ("abstract",))[0]
     if abstract:
         source = body if find_environments(body, ("abstract",))[0] else text
-        paper.abstract = _plain_or_none(expand_macros(abstract[0].body(source), macros), numbers)
-    paper.conclusion_heading, paper.conclusion = _conclusion(body, sections, macros, numbers)
+        try:
+            paper.abstract = _plain_or_none(expand_macros(abstract[0].body(source), macros), numbers)
+        except LatexSyntaxError as e:
+            paper.problems.append(f"abstract: {e}")
+    try:
+        paper.conclusion_heading, paper.conclusion = _conclusion(body, sections, macros, numbers)
+    except LatexSyntaxError as e:
+        paper.problems.append(f"conclusion: {e}")
     return paper
 
 
@@ -196,18 +204,27 @@ def _add_captions_and_context(paper: Paper, body: str, envs: list[Environment], 
     paragraphs = [p for p in re.split(r"\n[ \t]*\n", prose) if p.strip()]
     for fig in paper.figures:
         caption_latex = fig.extra.pop("caption_latex", None)
-        if isinstance(caption_latex, str) and fig.error is None:
-            fig.caption = _plain_or_none(caption_latex, numbers)
-        if not fig.labels:
+        try:
+            if isinstance(caption_latex, str) and fig.error is None:
+                fig.caption = _plain_or_none(caption_latex, numbers)
+        except LatexSyntaxError as e:
+            fig.error = f"{fig.key}: caption {e}"
+        if not fig.labels or fig.error is not None:
             continue
         pattern = re.compile(r"\\(?:ref|autoref|cref|Cref|vref)\*?\s*\{[^{}]*?(?<![\w:.-])(?:"
                              + "|".join(re.escape(lb) for lb in fig.labels) + r")(?![\w:.-])[^{}]*\}")
-        fig.context = [c for c in (_plain_or_none(p, numbers) for p in paragraphs if pattern.search(p)) if c][
-            :MAX_CONTEXT]
+        fig.context = [c for c in (_plain_or_none(p, numbers, lenient=True) for p in paragraphs
+                                   if pattern.search(p)) if c][:MAX_CONTEXT]
 
 
-def _plain_or_none(latex: str, numbers: dict[str, str]) -> str | None:
-    plain = to_plain(latex, numbers)
+def _plain_or_none(latex: str, numbers: dict[str, str], lenient: bool = False) -> str | None:
+    """Plain text or None when empty; ``lenient``: None also when it cannot be converted (a context paragraph)."""
+    try:
+        plain = to_plain(latex, numbers)
+    except LatexSyntaxError:
+        if lenient:
+            return None
+        raise
     return plain or None
 
 

@@ -289,6 +289,8 @@ def to_plain(latex: str, numbers: dict[str, str] | None = None) -> str:
     try:
         nodes, _, _ = LatexWalker(text, latex_context=walker_db, tolerant_parsing=True).get_latex_nodes()
         plain = LatexNodes2Text(latex_context=text_db, math_mode="text").nodelist_to_text(nodes)
+    except RecursionError:
+        raise LatexSyntaxError("cannot convert to text: nested too deeply") from None
     except (LatexWalkerError, IndexError, ValueError) as e:
         raise LatexSyntaxError(f"cannot convert to text: {e}") from None
     return re.sub(r"\s+", " ", plain.replace("\xa0", " ")).strip()
