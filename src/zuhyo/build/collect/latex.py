@@ -1,7 +1,8 @@
 """``zuhyo collect latex``: figures from arXiv LaTeX sources (folders or tarballs), DomainCQA §4.1.
 
-DomainCQA §4.1 builds its chart pool from arXiv papers: the figures with their captions and the text around
-them, and (for the chart abstracts of the next stage) the paper's abstract and conclusion. Per source:
+DomainCQA §4.1 builds its chart pool from the visual assets of arXiv papers; its chart-abstract selection
+(§3.1, Algorithm 2, steps 4 and 6) starts by extracting each chart's caption and surrounding description and
+the paper's abstract and conclusion. This collector gathers all of that from the LaTeX source. Per source:
 
 1. open it (a folder, or a tarball safely extracted: :mod:`zuhyo.build.collect.latex_source`), find the main
    ``.tex`` file and inline its ``\\input``/``\\include`` files;

@@ -1,8 +1,8 @@
 """A paper's figures from its LaTeX: environments, graphics, captions, labels, citing paragraphs, abstract.
 
-DomainCQA §4.1 takes charts from arXiv papers together with their captions and the surrounding text (the
-paragraphs that cite them) and, for its chart abstracts, the paper's abstract and conclusion. Here, from the
-source with its ``\\input`` files inlined:
+DomainCQA §4.1 takes its charts from arXiv papers; its chart-abstract step (§3.1, Algorithm 2, steps 4 and 6)
+needs each chart's caption and surrounding description (here: the paragraphs that cite it) and the paper's
+abstract and conclusion. Here, from the source with its ``\\input`` files inlined:
 
 - every ``figure``/``figure*`` environment, numbered as LaTeX would (one counter, environments with a caption);
 - its graphics: ``\\includegraphics`` (``\\graphicspath`` honoured, extension optional), AASTeX ``\\plotone``,
