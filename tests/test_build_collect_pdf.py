@@ -64,6 +64,8 @@ def make_figures_pdf(path: Path) -> None:
     page = doc.new_page(width=595, height=842)
     page.insert_image(pymupdf.Rect(60, 60, 300, 220), stream=_disc_rgba())
     page.insert_text((60, 240), "Figure 1: A red disc on a transparent background", fontsize=10)
+    page.insert_text((60, 254), "Source: the zuhyo test suite,", fontsize=8)
+    page.insert_text((60, 263), "drawn with Pillow", fontsize=8)
     page.insert_text((60, 300), "■第１-３-１図／売上の推移", fontname="japan", fontsize=10)
     chart = pymupdf.open("pdf", _matplotlib_pdf())
     page.show_pdf_page(pymupdf.Rect(60, 310, 348, 526), chart, 0)
@@ -122,6 +124,7 @@ def test_generated_pdf_images_masks_vectors_fragments_captions_and_skips(ws: Pat
     assert prov["kind"] == "image" and prov["page"] == 1 and prov["file"] == "figs.pdf"
     assert prov["bbox"] == [60.0, 60.0, 300.0, 220.0]
     assert prov["how"] == "extracted, soft mask applied on white"
+    assert prov["source"] == "the zuhyo test suite, drawn with Pillow"
     im = _stored(ws, disc["sha256"])
     assert (disc["width"], disc["height"]) == (240, 160)
     assert im.getpixel((5, 5)) == (255, 255, 255)  # transparent corner: white as on the page, not black
@@ -218,6 +221,11 @@ def test_mext_white_paper_chapters(ws: Path, shared_data: Path):
     assert pyramid["kind"] == "fragments" and len(pyramid["xrefs"]) == 7 and pyramid["page"] == 9
     askem = json.loads(captioned["1-3-4"]["provenance"])
     assert askem["how"] == "extracted, soft mask applied on white"
+    assert askem["source"] == "ＤＡＲＰＡ ウェブサイトの図に文部科学省で仮訳を付記"
+    # the source line (資料：…) runs on into the next text block; the note (※…) after it is not part of it
+    source = json.loads(captioned["1-3-1"]["provenance"])["source"]
+    assert source.endswith("IntelligenceのFigure 1.1.6を基に文部科学省作成")
+    assert json.loads(captioned["1-3-2"]["provenance"])["source"].endswith("を基に文部科学省作成")
     im = _stored(ws, captioned["1-3-4"]["sha256"])
     assert im.getpixel((2, 2)) == (255, 255, 255)  # pypdfium2-style extraction without the mask gives black here
     # the one uncaptioned image kept is the column's portrait (the filter stage tells photos from charts)

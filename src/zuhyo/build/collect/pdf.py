@@ -191,6 +191,8 @@ def _store(ws: Workspace, path: Path, cand: Candidate, document_id: int, source_
         fields = {"caption": cand.caption.text, "figure_number": cand.caption.caption.figure_number}
         provenance["caption_label"] = cand.caption.caption.label
         provenance["caption_bbox"] = [round(v, 2) for v in cand.caption.bbox]
+    if cand.source is not None:
+        provenance["source"] = cand.source
     figure = Figure(sha256=sha, locator=cand.locator, page=str(cand.page), width=info.width, height=info.height,
                     mime=info.mime, provenance=provenance, **fields)
 

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from zuhyo.build.collect.caption_lines import Caption, parse_caption
+from zuhyo.build.collect.caption_lines import Caption, parse_caption, parse_source_line
 
 #: Placed images (or merged fragments) with a side shorter than this (PDF points, 1/72 inch) are icons/bullets.
 DEFAULT_MIN_SIDE_PT = 50.0
@@ -43,6 +43,8 @@ BLANK_STDDEV = 2.0
 #: Placements this close (points) are fragments of one figure.
 FRAGMENT_GAP_PT = 2.0
 DEFAULT_DPI = 200
+# A line starting a note (not a source line's continuation).
+_NOTE = ("※", "注", "（注", "(注", "Note")
 
 Box = tuple[float, float, float, float]
 
@@ -66,6 +68,8 @@ class Candidate(BaseModel):
     """The image XObjects (for ``image`` and ``fragments``)."""
     smask: int = 0
     caption: PdfCaption | None = None
+    source: str | None = None
+    """The source line printed with the figure (``資料：…``, ``（出典）…``, ``Source: …``), its text."""
     png: bytes = Field(default=b"", exclude=True, repr=False)
     """The image (PNG), once made."""
     how: str = ""
@@ -243,6 +247,7 @@ def analyse_page(page: Any, page_drawings: list[dict[str, Any]], furniture: set[
             continue
         vectors.append(Candidate(page=number, kind="vector", bbox=box))
     _assign_captions(images + vectors, result.captions)
+    _assign_sources(images + vectors, source_lines(blocks))
     for v in vectors:
         if v.caption is None:
             result.skipped.append(Skipped(page=number, kind="vector", bbox=v.bbox, reason=(
@@ -280,6 +285,51 @@ def _extend(box: Box, drawings: list[dict[str, Any]], lines: list[Box]) -> Box:
         if _overlap(part, box) > 0 and _area(part) <= _area(box):
             grown = _union([grown, part])
     return grown
+
+
+def source_lines(blocks: list[dict[str, Any]]) -> list[tuple[str, Box]]:
+    """(source text, bbox) for each source line of the page, with its continuation lines joined on (the lines
+    right under it, starting at or a little right of it, whatever text block they fell into)."""
+    lines = [(text, _box_of(line["bbox"])) for block in blocks for line in block["lines"]
+             if (text := "".join(span["text"] for span in line["spans"]).strip())]
+    out = []
+    for text, box in lines:
+        source = parse_source_line(text)
+        if source is None:
+            continue
+        last = box
+        while True:
+            below = [(t, b) for t, b in lines if b[1] > last[1] + 1 and -3 <= b[1] - last[3] <= 4
+                     and box[0] - 2 <= b[0] <= box[0] + 40]
+            if not below:
+                break
+            more, more_box = min(below, key=lambda tb: tb[1][1])
+            if parse_source_line(more) is not None or parse_caption(more) is not None or more.startswith(_NOTE):
+                break
+            source += (" " if source[-1:].isascii() and more[:1].isascii() else "") + more
+            last = more_box
+            box = _union([box, more_box])
+        out.append((source, box))
+    return out
+
+
+def _assign_sources(candidates: list[Candidate], sources: list[tuple[str, Box]]) -> None:
+    """Each source line to the nearest captioned candidate it lies in or under (HakushoBench's source line)."""
+    pairs = []
+    for i, c in enumerate(candidates):
+        if c.caption is None:
+            continue
+        for j, (_, box) in enumerate(sources):
+            g = _gap(c.bbox, box)
+            if g is not None and box[1] >= c.bbox[1] and g <= MAX_CAPTION_GAP_PT:
+                pairs.append((g, i, j))
+    used_c: set[int] = set()
+    used_s: set[int] = set()
+    for _, i, j in sorted(pairs):
+        if i not in used_c and j not in used_s:
+            candidates[i].source = sources[j][0]
+            used_c.add(i)
+            used_s.add(j)
 
 
 def _gap(region: Box, cap: Box) -> float | None:
