@@ -325,6 +325,9 @@ def test_parse_paper_plottwo_unclosed_env_and_archive_cap(tmp_path: Path):
     assert [g.file for g in two.graphics] == ["left.pdf", "right"] and two.caption == "Two sides."
     assert two.labels == ["fig:two"] and two.figure_number == "1"
     assert unclosed.error == "\\begin{figure} no. 2 is never closed"
+    numbered = parse_paper("\\begin{figure}\\includegraphics{a}\\end{figure}\\begin{figure}\\includegraphics{b}"
+                           "\\caption{B}\\end{figure}")  # LaTeX's counter steps at \\caption
+    assert [f.figure_number for f in numbered.figures] == [None, "1"]
     deep = parse_paper("\\begin{figure}\\includegraphics{a.png}\\caption{" + "{" * 3000 + "x" + "}" * 3000
                        + "}\\end{figure}\n\\begin{abstract}Fine.\\end{abstract}")
     assert deep.figures[0].error == "figure1: caption cannot convert to text: nested too deeply"

@@ -87,7 +87,7 @@ def parse_paper(text: str) -> Paper:
     for i, env in enumerate(envs, 1):
         fig = _parse_env(body, env, macros, i)
         fig.section = _section_at(sections, env.start)
-        if fig.caption is not None or fig.error is None and fig.graphics:
+        if re.search(r"\\(fig)?caption(?![A-Za-z])", env.body(body)):  # LaTeX numbers figures by \caption
             counter += 1
             fig.figure_number = str(counter)
             for label in fig.labels:
