@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import run_cli, run_cli_json
+from postgres_cluster import PostgresCluster, postgres  # noqa: F401 - the session fixture
 
 pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
 pytest.importorskip("pylatexenc", reason="the [build] extra is needed")
@@ -339,3 +340,18 @@ def test_parse_paper_plottwo_unclosed_env_and_archive_cap(tmp_path: Path):
         tf.addfile(info, io.BytesIO(b"%" * 5000))
     with pytest.raises(DataError, match="unpacks to more than 1,000 bytes"), opened_source(big, 1000):
         pass
+
+
+def test_collect_latex_on_postgres(postgres: PostgresCluster, tmp_path: Path):  # noqa: F811
+    ws = tmp_path / "ws"
+    run_cli("init", str(ws), "--db", postgres.create_database("zuhyo_latex"))
+    src = make_project(tmp_path / "1703.09710v1")
+    first = run_cli_json("collect", "latex", str(ws), str(src))
+    assert (first["papers"], first["figures"], first["documents"], first["errors"]) == (["1703.09710v1"], 3, 1, 3)
+    second = run_cli_json("collect", "latex", str(ws), str(src))
+    assert (second["figures"], second["documents"], second["skipped_existing"]) == (0, 0, 3)
+    figs, docs, errors = read_back(ws)
+    assert len(figs) == 3 and len(errors) == 3
+    assert docs[0]["meta"]["abstract"] == "We measure growth with zuhyo and show charts."
+    status = run_cli_json("status", str(ws))
+    assert (status["database"], status["figures"], status["errors"]) == ("postgresql", 3, 3)
