@@ -127,6 +127,8 @@ class _Edition:
         self.images: dict[str, tuple[str, ImageInfo, int, str] | str] = {}
         """Image URL → (sha256, info, bytes, final URL) once downloaded in this run, or the reason it failed."""
         self.titles: dict[str, str] = {}
+        self.note: Callable[[str, str], None] = lambda _url, _outcome: None
+        """Progress: ``note(url, outcome)`` per figure and per failed page."""
 
     def fail(self, key: str, url: str, reason: str, page_url: str | None = None) -> None:
         item_key = f"source/{self.source_id}/{key}"
@@ -139,6 +141,7 @@ class _Edition:
         """Record the page errors the crawl has reported since the last call."""
         for e in self.crawl.errors[self.errors_seen:]:
             self.fail(e.url, e.url, f"page {e.url}: {e.message}")
+            self.note(e.url, "error")
         self.errors_seen = len(self.crawl.errors)
 
     def known_links(self, url: str) -> list[str] | None:
@@ -337,6 +340,7 @@ async def acollect_html(ws: Workspace, urls: Sequence[str], *, profile: str | No
 
 async def _collect_edition(ed: _Edition, fetcher: PoliteFetcher, robots: dict[str, RobotsRules], starts: list[str],
                            max_pages: int, max_bytes: int, max_pixels: int, note: Callable[[str, str], None]) -> None:
+    ed.note = note
     tasks: set[asyncio.Task[None]] = set()
     gate = asyncio.Semaphore(8)  # figures in hand at once; the fetcher's per-host limit paces the requests
 
