@@ -1,0 +1,155 @@
+"""Map a function over items on local processes or a Ray cluster (issue 10 item 4).
+
+The construction stages that map over images (hashing, OCR features, classification, rasterising) call
+:func:`map_items`. ``executor`` is ``local`` (a process pool sized to the CPUs, or in-process for a handful of
+items), ``ray`` (the Ray cluster named by ``RAY_ADDRESS``, else a local Ray instance) or ``ray:ADDRESS``. Results
+come back in the items' order; an exception raised by ``fn`` on one item comes back as an :class:`ItemError` in
+that item's place, so one bad image does not stop the map. ``fn`` must be a picklable top-level function and
+the items plain data (image bytes, not database rows): workers never see the workspace (docs/scaling.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from zuhyo.errors import ZuhyoError
+
+#: Below this many items the local executor runs in-process: a pool costs more than it saves.
+IN_PROCESS_BELOW = 8
+
+
+class ExecutorError(ZuhyoError):
+    """A bad ``--executor`` value, or Ray asked for but not installed / not reachable."""
+
+
+@dataclass(frozen=True)
+class ItemError:
+    """The place-holder for an item whose function raised: the exception's type and message."""
+
+    index: int
+    error: str
+
+    def __str__(self) -> str:
+        return self.error
+
+
+def parse_executor(spec: str) -> tuple[str, str | None]:
+    """``local`` → ("local", None); ``ray`` → ("ray", None); ``ray:ADDRESS`` → ("ray", ADDRESS)."""
+    s = spec.strip()
+    if s == "local":
+        return "local", None
+    if s == "ray":
+        return "ray", None
+    if s.startswith("ray:") and s[4:].strip():
+        return "ray", s[4:].strip()
+    raise ExecutorError(f"unknown executor {spec!r} (use local, ray or ray:ADDRESS)")
+
+
+def map_items(fn: Callable[[Any], Any], items: Sequence[Any], *, executor: str = "local",
+              progress: Callable[[int, Any], None] | None = None, chunksize: int | None = None) -> list[Any]:
+    """``[fn(x) for x in items]`` on the chosen executor, in order; a raising item gives an :class:`ItemError`.
+
+    ``progress(index, result)`` is called in the driver as each item finishes (in completion order).
+    ``chunksize`` items travel per task (default: about four tasks per worker, at most 64 items).
+    """
+    kind, address = parse_executor(executor)
+    items = list(items)
+    if not items:
+        return []
+    if kind == "ray":
+        return _map_ray(fn, items, address, progress, chunksize)
+    workers = os.cpu_count() or 1
+    if workers == 1 or len(items) < IN_PROCESS_BELOW:
+        out = []
+        for i, x in enumerate(items):
+            r = _call(fn, i, x)
+            out.append(r)
+            if progress is not None:
+                progress(i, r)
+        return out
+    return _map_local(fn, items, workers, progress, chunksize)
+
+
+def _call(fn: Callable[[Any], Any], index: int, item: Any) -> Any:
+    try:
+        return fn(item)
+    except Exception as e:  # noqa: BLE001 - every per-item failure becomes a value, by design
+        return ItemError(index, f"{type(e).__name__}: {e}")
+
+
+def _run_chunk(fn: Callable[[Any], Any], start: int, chunk: list[Any]) -> list[Any]:
+    """Runs in a worker: ``fn`` over one chunk, exceptions as :class:`ItemError` values."""
+    return [_call(fn, start + j, x) for j, x in enumerate(chunk)]
+
+
+def _chunks(items: list[Any], workers: int, chunksize: int | None) -> list[tuple[int, list[Any]]]:
+    size = chunksize or max(1, min(64, -(-len(items) // (4 * workers))))
+    return [(i, items[i:i + size]) for i in range(0, len(items), size)]
+
+
+def _deliver(out: list[Any], start: int, results: list[Any], progress: Callable[[int, Any], None] | None) -> None:
+    for j, r in enumerate(results):
+        out[start + j] = r
+        if progress is not None:
+            progress(start + j, r)
+
+
+def _map_local(fn: Callable[[Any], Any], items: list[Any], workers: int,
+               progress: Callable[[int, Any], None] | None, chunksize: int | None) -> list[Any]:
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    out: list[Any] = [None] * len(items)
+    chunks = _chunks(items, workers, chunksize)
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
+        pending = {pool.submit(_run_chunk, fn, start, chunk): (start, chunk) for start, chunk in chunks}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                start, chunk = pending.pop(fut)
+                try:
+                    results = fut.result()
+                except Exception as e:  # noqa: BLE001 - a dead worker fails its chunk's items, not the map
+                    results = [ItemError(start + j, f"worker failed: {type(e).__name__}: {e}")
+                               for j in range(len(chunk))]
+                _deliver(out, start, results, progress)
+    return out
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ExecutorError("--executor ray needs Ray: pip install 'zuhyo[ray]'") from None
+    return ray
+
+
+def _map_ray(fn: Callable[[Any], Any], items: list[Any], address: str | None,
+             progress: Callable[[int, Any], None] | None, chunksize: int | None) -> list[Any]:
+    """Ray tasks, one per chunk. Joins the running Ray session if there is one, else ``ray.init(address)``
+    (``None``: ``RAY_ADDRESS`` or a new local instance); the session is left up for the next stage."""
+    ray = _import_ray()
+    if not ray.is_initialized():
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        except Exception as e:  # noqa: BLE001 - ConnectionError and Ray's own errors alike
+            raise ExecutorError(f"cannot start or reach Ray at {address or 'local'}: {e}") from None
+    workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    remote = ray.remote(_run_chunk)
+    fn_ref = ray.put(fn)
+    out: list[Any] = [None] * len(items)
+    refs = {remote.remote(fn_ref, start, chunk): (start, chunk) for start, chunk in _chunks(items, workers, chunksize)}
+    while refs:
+        done, _ = ray.wait(list(refs), num_returns=1)
+        for ref in done:
+            start, chunk = refs.pop(ref)
+            try:
+                results = ray.get(ref)
+            except Exception as e:  # noqa: BLE001 - a lost worker or task fails its chunk's items, not the map
+                msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
+                results = [ItemError(start + j, f"worker failed: {type(e).__name__}: {msg}")
+                           for j in range(len(chunk))]
+            _deliver(out, start, results, progress)
+    return out
