@@ -17,7 +17,8 @@ pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
 from zuhyo.build.db import HEAD_REVISION, Database, WorkspaceError, head_revision, upgrade  # noqa: E402
 from zuhyo.build.workspace import Workspace  # noqa: E402
 
-ISSUE_10_TABLES = {"sources", "documents", "figures", "decisions", "item_errors", "stage_runs", "alembic_version"}
+ISSUE_10_TABLES = {"sources", "documents", "figures", "decisions", "item_errors", "stage_runs", "alembic_version",
+                   "figure_labels"}
 
 
 def assert_tables_match_models(db: Database) -> None:
@@ -70,7 +71,7 @@ def test_older_workspace_is_upgraded_on_open(tmp_path: Path):
                              f"VALUES (1, 'a.png', '{'ab' * 32}', '[]', '{{}}', '2026-01-01')")
     db.dispose()
     proc = run_cli("status", str(ws), "--json")
-    assert "upgraded workspace database from migration 0001 to 0002" in proc.stderr
+    assert f"upgraded workspace database from migration 0001 to {HEAD_REVISION}" in proc.stderr
     status = run_cli_json("status", str(ws))
     assert (status["revision"], status["figures"]) == (HEAD_REVISION, 1)
     decided = run_cli_json("decide", str(ws), "1", "drop", "--reason", "tables of 0002 exist now")

@@ -42,6 +42,11 @@ def _decisions_by_figure(s: Session) -> dict[int, dict[str, str]]:
     return out
 
 
+def dropped_figure_ids(s: Session) -> set[int]:
+    """Figures whose current decision in some stage is drop (a figure never decided on counts as kept)."""
+    return {fid for fid, d in _decisions_by_figure(s).items() if figure_status(d) == "dropped"}
+
+
 def run_status(run: StageRun) -> str:
     """The run's recorded status, except that a ``running`` run whose process (on this host) is gone was killed:
     ``interrupted``."""

@@ -171,3 +171,30 @@ class ItemError(Base):
     first_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class FigureLabelRow(Base):
+    """An append-only label of a figure in a stage (``image_type``, ``ccv``): a model's answer or a person's.
+
+    One row per (figure, stage, source, model, prompt version): re-running a stage with the same model and prompt
+    adds nothing, and running it with another model keeps the earlier answers beside the new ones. For people's
+    labels ``model`` names who or what gave them (``user:<name>``, ``import:<file hash>``). The current label of a
+    figure is its latest human or imported label, else its latest model label (:mod:`zuhyo.build.labels`).
+    """
+
+    __tablename__ = "figure_labels"
+    __table_args__ = (UniqueConstraint("figure_id", "stage", "source", "model", "prompt_version",
+                                       name="uq_figure_labels_key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    figure_id: Mapped[int] = mapped_column(ForeignKey("figures.id"))
+    stage: Mapped[str] = mapped_column(String(64), index=True)
+    value: Mapped[Any] = mapped_column(JsonType)
+    """The validated label: an image type's name, or ``{attribute: 0|1}`` for a CCV."""
+    source: Mapped[str] = mapped_column(String(16))
+    """model, human or import."""
+    model: Mapped[str] = mapped_column(String(200))
+    prompt_version: Mapped[str] = mapped_column(String(64), default="")
+    raw: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The model's reply as it came (or the CSV row), for audit."""
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("stage_runs.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
