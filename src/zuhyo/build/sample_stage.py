@@ -82,9 +82,9 @@ def _groups(ws: Workspace, ids: list[int], quota_by: str) -> list[str]:
         types = current_labels(ws, IMAGE_TYPE_STAGE, kept_only=False)
         return [str(types.get(i, UNLABELLED)) for i in ids]
     with ws.db.read() as s:
-        rows = dict(s.execute(select(FigureRow.id, FigureRow.document_id if quota_by == "document"
-                                     else Document.source_id).join(Document, Document.id == FigureRow.document_id)
-                              .where(FigureRow.id.in_(ids))).tuples())
+        group_col = FigureRow.document_id if quota_by == "document" else Document.source_id
+        rows = {fid: g for fid, g in s.execute(select(FigureRow.id, group_col)
+                                               .join(Document, Document.id == FigureRow.document_id))}
     return [str(rows[i]) for i in ids]
 
 

@@ -90,7 +90,7 @@ def validate_ccvs(ccvs: np.ndarray) -> np.ndarray:
     bad = np.argwhere((arr != 0) & (arr != 1))
     if len(bad):
         r, c = bad[0]
-        raise DataError(f"CCV row {r}: {CCV_ATTRIBUTES[c].name} is {arr[r, c]!r}, expected 0 or 1")
+        raise DataError(f"CCV row {r}: {CCV_ATTRIBUTES[c].name} is {arr[r, c].item()!r}, expected 0 or 1")
     return arr.astype(np.uint8)
 
 
