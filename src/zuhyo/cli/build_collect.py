@@ -85,14 +85,15 @@ def pdf_cmd(
 
 
 @contextmanager
-def _progress(quiet: bool) -> Iterator[tuple[Callable[[int], None] | None, Callable[[str, str], None] | None]]:
-    """A rich progress bar on stderr (files done, errors); no callbacks when quiet."""
+def _progress(quiet: bool, label: str = "collecting"
+              ) -> Iterator[tuple[Callable[[int], None] | None, Callable[[str, str], None] | None]]:
+    """A rich progress bar on stderr (items done, errors; ``label`` in front); no callbacks when quiet."""
     if quiet:
         yield None, None
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    with Progress(TextColumn("collecting"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[errors]} "
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[errors]} "
                   "errors"), TimeRemainingColumn(), console=console) as progress:
         task = progress.add_task("collect", total=None, errors=0)
         errors = 0

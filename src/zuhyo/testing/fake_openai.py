@@ -27,14 +27,17 @@ from aiohttp import web
 FAULTS = ("429", "500", "slow", "drop", "malformed")
 REFUSAL = "__REFUSAL__"
 EMPTY = "__EMPTY__"
+SLOW = "__SLOW__"
+"""An answer that waits ``slow_s`` before replying (for client timeouts), then replies ``default_answer``."""
 
 
 @dataclass
 class ServerState:
     """Answer key, fault settings and counters."""
 
-    answers: dict[str, str] = field(default_factory=dict)
-    """question → reply text (Direct); CoT prompts get reasoning + 'Answer: <reply>'."""
+    answers: dict[str, str | list[str]] = field(default_factory=dict)
+    """question → reply text (Direct); CoT prompts get reasoning + 'Answer: <reply>'. A list scripts the replies
+    to successive requests for that question, its last item repeating."""
     default_answer: str = "unknown"
     fail_rate: float = 0.0
     faults: tuple[str, ...] = FAULTS
@@ -62,7 +65,10 @@ class ServerState:
     def lookup(self, text: str) -> tuple[str | None, str]:
         for q in self._ordered:
             if q in text:
-                return q, self.answers[q]
+                answer = self.answers[q]
+                if isinstance(answer, list):
+                    return q, answer.pop(0) if len(answer) > 1 else answer[0]
+                return q, answer
         return None, self.default_answer
 
     def draw_fault(self) -> str | None:
@@ -136,6 +142,9 @@ def make_app(state: ServerState) -> web.Application:
             question, answer = state.lookup(text)
             if question is not None:
                 state.seen_questions[question] = state.seen_questions.get(question, 0) + 1
+            if answer == SLOW:
+                await asyncio.sleep(state.slow_s)
+                answer = state.default_answer
             reply = f"The chart shows the values.\nAnswer: {answer}" if _is_cot(text) else answer
             if state.reply_bytes > len(reply):
                 reply += " " + "x" * (state.reply_bytes - len(reply) - 1)

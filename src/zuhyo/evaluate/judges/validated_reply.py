@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from zuhyo.evaluate.judges.llm import RAW_REPLY_LIMIT
-from zuhyo.models.base import ChatRequest, GenerationConfig, ModelBackend
+from zuhyo.models.base import ChatRequest, GenerationConfig, ModelBackend, PreparedImage
 from zuhyo.schema import Turn
 
 T = TypeVar("T")
@@ -40,12 +40,18 @@ class Validated(Generic[T]):
 
 
 async def ask_validated(backend: ModelBackend, prompt: str, parse: Callable[[str], tuple[T | None, str]], *,
-                        instruction: str, attempts: int = 3, max_tokens: int = 1024) -> Validated[T]:
-    """Ask ``prompt``; re-ask (with ``instruction`` on the expected form) until ``parse`` accepts a reply."""
+                        instruction: str, attempts: int = 3, max_tokens: int = 1024,
+                        image: PreparedImage | None = None, config: GenerationConfig | None = None) -> Validated[T]:
+    """Ask ``prompt``; re-ask (with ``instruction`` on the expected form) until ``parse`` accepts a reply.
+
+    ``image`` goes with every request (backends attach it to the first user turn); ``config`` replaces the
+    default temperature-0 settings (e.g. to pass a ``response_format`` in ``extra_body``).
+    """
     if attempts < 1:
         raise ValueError("attempts must be at least 1")
-    config = GenerationConfig(temperature=0.0, max_tokens=max_tokens)
-    request = ChatRequest(prompt=prompt, image=None, config=config)
+    if config is None:
+        config = GenerationConfig(temperature=0.0, max_tokens=max_tokens)
+    request = ChatRequest(prompt=prompt, image=image, config=config)
     result: Validated[T] = Validated(None)
     for _ in range(attempts):
         reply = await backend.generate(request)
@@ -55,7 +61,7 @@ async def ask_validated(backend: ModelBackend, prompt: str, parse: Callable[[str
             result.value = value
             return result
         result.problems.append(f"{problem}: {reply.text[:RAW_REPLY_LIMIT]}")
-        request = ChatRequest(prompt=RETRY_PROMPT.format(problem=problem, instruction=instruction), image=None,
+        request = ChatRequest(prompt=RETRY_PROMPT.format(problem=problem, instruction=instruction), image=image,
                               config=config, context=(*request.context, Turn(question=request.prompt,
                                                                                answer=reply.text)))
     return result
