@@ -118,7 +118,9 @@ def test_bad_sizes():
     for k in (0, -1, 11):
         with pytest.raises(DataError, match=f"between 1 and the pool size 10, got {k}"):
             gibbs_sample(pool, k, 0)
-    assert len(gibbs_sample(pool, 10, 0).indices) == 10  # the whole pool is a valid sample
+    whole = gibbs_sample(pool, 10, 0)
+    assert len(whole.indices) == 10 and whole.replacements == 0
+    assert whole.skipped == 10 * whole.sweeps  # nothing outside S to swap in: every step counted as skipped
     with pytest.raises(DataError, match="row 2: Color is 2"):
         bad = pool.copy()
         bad[2, 1] = 2

@@ -54,6 +54,8 @@ class SampleReport(BaseModel):
     """Figures chosen per quota group."""
     sweeps: int
     stabilized: bool
+    skipped: int = 0
+    """Steps of the chain that found no chart to swap in (Algorithm 1 line 8)."""
     recorded: int
     """Decisions added (0 when the current sample already is this one)."""
     run_id: int | None
@@ -119,7 +121,7 @@ def sample_workspace(ws: Workspace, n: int, seed: int, *, quota_by: str | None =
     evidence = {"seed": seed, "n": n, "pool": fingerprint, "quota_by": quota_by,
                 "quotas": dict(sorted(quotas.items())) if quotas else None}
     common: dict[str, Any] = dict(stats, seed=seed, quota_by=quota_by, groups=result.group_counts, sweeps=result.sweeps,
-                  stabilized=result.stabilized, figure_ids=chosen)
+                  stabilized=result.stabilized, skipped=result.skipped, figure_ids=chosen)
     latest = _latest_evidence(ws)
     if latest is not None and latest[0] == evidence and latest[1] == chosen:
         with ws.db.read() as s:

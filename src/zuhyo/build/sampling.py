@@ -73,6 +73,8 @@ class SampleResult:
     """True when line 13's stop was the distribution stabilising, False when ``max_sweeps`` ran out."""
     replacements: int
     """Valid replacements (line 10) that changed the distribution (moved a chart between CCV cells)."""
+    skipped: int = 0
+    """Steps skipped because line 8 found no c_new outside S (counted, not hidden)."""
     group_counts: dict[str, int] = field(default_factory=dict)
     """Charts chosen per group (empty without quotas)."""
 
@@ -188,7 +190,7 @@ def gibbs_sample(ccvs: np.ndarray, k: int, seed: int, *, groups: Sequence[str] |
 
     s_count = np.bincount(codes[chosen], minlength=N_CELLS).tolist()
     best = _l1(s_count, target)
-    stale, sweeps, replacements, stabilized = 0, 0, 0, False
+    stale, sweeps, replacements, skipped, stabilized = 0, 0, 0, 0, False
     while sweeps < max_sweeps:  # [line 4] repeat
         sweeps += 1
         alphas = rng.integers(0, N_ATTRS, size=k).tolist()
@@ -209,6 +211,7 @@ def gibbs_sample(ccvs: np.ndarray, k: int, seed: int, *, groups: Sequence[str] |
             else:
                 c_new = _any_with_bit(out_group[grp], code_list, bit, v, rng)
                 if c_new < 0:
+                    skipped += 1
                     continue
                 y = code_list[c_new]
             # [line 9] valid: the joint TVD between S and D does not increase.
@@ -235,7 +238,7 @@ def gibbs_sample(ccvs: np.ndarray, k: int, seed: int, *, groups: Sequence[str] |
     idx = np.sort(np.asarray(chosen, dtype=np.int64))
     counts = {g: int(sum(1 for i in chosen if group_of[i] == gid[g])) for g in names} if groups is not None else {}
     return SampleResult(indices=idx, sweeps=sweeps, stabilized=stabilized, replacements=replacements,
-                        group_counts=counts)
+                        skipped=skipped, group_counts=counts)
 
 
 def _l1(s_count: list[int], target: list[float]) -> float:
