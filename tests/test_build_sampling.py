@@ -185,7 +185,6 @@ def test_cli_csv_errors_are_one_line(tmp_path: Path):
     for args, message in [
         (["--ccv-csv", str(tmp_path / "bad.csv"), "--n", "2"], "bad.csv line 4: Type of 'chart-2' is '2'"),
         (["--ccv-csv", str(tmp_path / "pool.csv"), "--n", "6"], "between 1 and the pool size 5, got 6"),
-        (["--ccv-csv", str(tmp_path / "pool.csv"), "--n", "0"], "between 1 and the pool size 5, got 0"),
         (["--ccv-csv", str(tmp_path / "missing.csv"), "--n", "2"], "missing.csv: cannot read"),
         (["--n", "2"], "give a workspace or --ccv-csv"),
         (["--ccv-csv", str(tmp_path / "pool.csv"), "--n", "2", "--quota-by", "source"],
@@ -209,66 +208,75 @@ def _labels_module() -> bool:
 
 @pytest.fixture
 def ws_with_ccvs(tmp_path: Path) -> tuple[Path, dict[int, tuple[int, ...]]]:
-    """A workspace of 24 collected figures in 2 documents, each with a CCV (figure 24 dropped) and image types."""
+    """A workspace of 24 collected figures in 2 documents, each with a CCV (figure 24 dropped) and image types;
+    built in-process (the CLI itself is exercised by the tests)."""
     pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
     if not _labels_module():
         pytest.skip("zuhyo.build.labels (figure labels, migration 0003) is not in this tree yet")
     from test_build_collect_folder import make_image_folder
 
+    from zuhyo.build.collect.folder import collect_folder
     from zuhyo.build.labels import CCV_STAGE, IMAGE_TYPE_STAGE, record_label
+    from zuhyo.build.queries import decide
     from zuhyo.build.workspace import Workspace
 
     make_image_folder(tmp_path / "imgs", 24, subdirs=2)
-    run_cli("init", str(tmp_path / "ws"))
-    assert run_cli_json("collect", "folder", str(tmp_path / "ws"), str(tmp_path / "imgs"))["figures"] == 24
     pool = synthetic_ccv_pool(24, 4)
-    with Workspace.open(tmp_path / "ws") as ws, ws.db.write() as s:
-        for fid in range(1, 25):
-            record_label(s, fid, CCV_STAGE, dict(zip(NAMES, pool[fid - 1].tolist(), strict=True)),
-                         source="import", model="import:test")
-            record_label(s, fid, IMAGE_TYPE_STAGE, "Bar" if fid % 3 else "Map", source="import",
-                         model="import:test")
-    run_cli("decide", str(tmp_path / "ws"), "24", "drop", "--reason", "a photo")
+    with Workspace.init(tmp_path / "ws") as ws:
+        assert collect_folder(ws, tmp_path / "imgs").figures == 24
+        with ws.db.write() as s:
+            for fid in range(1, 25):
+                record_label(s, fid, CCV_STAGE, dict(zip(NAMES, pool[fid - 1].tolist(), strict=True)),
+                             source="import", model="import:test")
+                record_label(s, fid, IMAGE_TYPE_STAGE, "Bar" if fid % 3 else "Map", source="import",
+                             model="import:test")
+        decide(ws, "24", "drop", "a photo")
     return tmp_path / "ws", {fid: tuple(pool[fid - 1].tolist()) for fid in range(1, 24)}
 
 
 def test_workspace_sample_recorded_once_per_seed(ws_with_ccvs: tuple[Path, dict[int, tuple[int, ...]]]):
-    from zuhyo.build.sample_stage import current_sample
+    from zuhyo.build.sample_stage import current_sample, sample_workspace
     from zuhyo.build.workspace import Workspace
 
     ws, ccvs = ws_with_ccvs
     first = run_cli_json("sample", str(ws), "--n", "8", "--seed", "3")
     assert (first["n"], first["pool"], first["recorded"]) == (8, 23, 8)
+    assert {"tvd_joint", "tvd_score", "max_attr_diff", "random_tvd_joint", "run_id", "figure_ids"} <= set(first)
     ids = sorted(ccvs)
     pool = np.asarray([ccvs[i] for i in ids])
     assert first["figure_ids"] == [ids[i] for i in gibbs_sample(pool, 8, 3).indices]  # the core's choice
     assert 24 not in first["figure_ids"]  # a dropped figure is not in the pool
-    with Workspace.open(ws) as w:
-        assert current_sample(w) == first["figure_ids"]
     again = run_cli_json("sample", str(ws), "--n", "8", "--seed", "3")
     assert again["recorded"] == 0 and again["run_id"] == first["run_id"]
     stage = run_cli_json("status", str(ws))["stages"]["sample"]
     assert (stage["keep"], stage["runs"]) == (8, 1)  # no second stage run, no second decision
-    other = run_cli_json("sample", str(ws), "--n", "6", "--seed", "4")
-    assert other["recorded"] == 6 and other["run_id"] != first["run_id"]
-    with Workspace.open(ws) as w:
-        assert current_sample(w) == other["figure_ids"]
-    # back to the first seed: a new run again, and it is the current sample once more
-    back = run_cli_json("sample", str(ws), "--n", "8", "--seed", "3")
-    assert back["recorded"] == 8 and back["figure_ids"] == first["figure_ids"]
     with Workspace.open(ws) as w:
         assert current_sample(w) == first["figure_ids"]
+        other = sample_workspace(w, 6, 4)
+        assert other.recorded == 6 and other.run_id != first["run_id"]
+        assert current_sample(w) == other.figure_ids
+        # back to the first seed: a new run again, and it is the current sample once more
+        back = sample_workspace(w, 8, 3)
+        assert back.recorded == 8 and back.figure_ids == first["figure_ids"]
+        assert current_sample(w) == first["figure_ids"]
+        assert sample_workspace(w, 8, 3).recorded == 0
 
 
 def test_workspace_quotas(ws_with_ccvs: tuple[Path, dict[int, tuple[int, ...]]]):
+    from zuhyo.build.sample_stage import sample_workspace
+    from zuhyo.build.workspace import Workspace
+
     ws, _ = ws_with_ccvs
     by_type = run_cli_json("sample", str(ws), "--n", "9", "--seed", "1", "--quota-by", "image_type")
     # 23 kept figures: 16 Bar, 7 Map -> shares 6.26 and 2.74 -> 6 and 3
     assert by_type["groups"] == {"Bar": 6, "Map": 3}
     assert sum(1 for f in by_type["figure_ids"] if f % 3 == 0) == 3
-    explicit = run_cli_json("sample", str(ws), "--n", "5", "--seed", "1", "--quota-by", "document",
-                            "--quota", "1=1", "--quota", "2=4")
-    assert explicit["groups"] == {"1": 1, "2": 4}
+    with Workspace.open(ws) as w:
+        explicit = sample_workspace(w, 5, 1, quota_by="document", quotas={"1": 1, "2": 4})
+        assert explicit.groups == {"1": 1, "2": 4}
+        assert sample_workspace(w, 5, 1, quota_by="document", quotas={"1": 1, "2": 4}).recorded == 0
+        with pytest.raises(DataError, match="--quota-by must be one of"):
+            sample_workspace(w, 5, 1, quota_by="colour")
     proc = run_cli("sample", str(ws), "--n", "20", "--quota-by", "document", "--quota", "1=20", check=False)
     assert proc.returncode == 1
     assert proc.stderr.strip() == "error: quota for group '1' is 20, but the group has 12 charts"
