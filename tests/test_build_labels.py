@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli, run_cli_json
+from postgres_cluster import PostgresCluster, postgres  # noqa: F401 - the session fixture
 
 pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
 
@@ -58,3 +59,20 @@ def test_current_ccvs_in_table3_order_without_dropped_figures(ws3: Path):
     with Workspace.open(ws3) as ws:
         assert current_ccvs(ws) == {1: (1, 0, 0, 0, 0, 0, 0, 0, 0, 1), 3: (0, 0, 0, 0, 1, 0, 0, 0, 0, 0)}
         assert current_ccvs(ws, kept_only=False)[2] == (0,) * 10
+
+
+def test_labels_on_postgres(postgres: PostgresCluster, tmp_path: Path):  # noqa: F811
+    """JSONB values (a bare string, an object) round-trip; the unique identity holds on PostgreSQL too."""
+    from test_build_collect_folder import make_image_folder
+
+    url = postgres.create_database("zuhyo_labels")
+    make_image_folder(tmp_path / "imgs", 2, subdirs=0)
+    run_cli("init", str(tmp_path / "ws"), "--db", url)
+    run_cli_json("collect", "folder", str(tmp_path / "ws"), str(tmp_path / "imgs"))
+    with Workspace.open(tmp_path / "ws") as ws:
+        with ws.db.write() as s:
+            assert record_label(s, 1, "image_type", "Bar", source="model", model="m", prompt_version="1")
+            assert record_label(s, 1, "image_type", "Pie", source="model", model="m", prompt_version="1") is None
+            record_label(s, 2, CCV_STAGE, _ccv(1, 2), source="import", model="import:abc")
+        assert current_labels(ws, "image_type") == {1: "Bar"}
+        assert current_ccvs(ws) == {2: (0, 1, 1, 0, 0, 0, 0, 0, 0, 0)}
