@@ -45,9 +45,10 @@ def bar(t: str) -> str:
 def test_classify_valid_replies_then_rerun_asks_nothing(tmp_path: Path, fake_server):
     ws = make_captioned_ws(tmp_path, 3)
     server = fake_server(answers={"cap-0": bar("Bar"), "cap-1": "```json\n" + bar("Map") + "\n```",
-                                  "cap-2": bar("Table")})
+                                  "cap-2": bar("Table")}, latency_s=0.3)
     spec = f"openai:m1@{server.base_url}"
-    out = run_cli_json("classify", str(ws), "--model", spec)
+    out = run_cli_json("classify", str(ws), "--model", spec, "--concurrency", "2")
+    assert server.state.max_in_flight == 2
     run = out["run"]
     assert (run["labelled"], run["errors"], run["skipped_existing"], run["prompt_version"]) == (3, 0, 0, "1")
     assert out["types"]["Bar"] == out["types"]["Map"] == out["types"]["Table"] == 1
@@ -190,3 +191,16 @@ def test_request_carries_image_and_schema_and_reask_context(tmp_path: Path):
     assert "Input should be 'Bar'" in second.prompt
     assert backend.closed
     asyncio.run(backend.aclose())
+
+
+def test_classify_real_chartqa_charts(tmp_path: Path, fake_server, shared_data: Path):
+    """The 30 real ChartQA test charts of ../shared/data go through image preparation to the server."""
+    charts = shared_data / "chartqa" / "test" / "png"
+    ws = tmp_path / "ws"
+    run_cli("init", str(ws))
+    assert run_cli_json("collect", "folder", str(ws), str(charts))["figures"] == 30
+    server = fake_server(default_answer=bar("Bar"))
+    out = run_cli_json("classify", str(ws), "--model", f"openai:m@{server.base_url}", "--concurrency", "4")
+    assert (out["run"]["labelled"], out["run"]["errors"], out["types"]["Bar"]) == (30, 0, 30)
+    assert server.state.requests == 30
+    assert server.state.bytes_in > sum(p.stat().st_size for p in charts.glob("*.png"))  # the images were sent
