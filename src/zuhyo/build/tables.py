@@ -12,10 +12,12 @@ Design, meant to hold the whole construction pipeline and the annotation app (is
   (stage, item), with the reason, retried and resolved on a re-run;
 - ``stage_runs``: one row per stage invocation (parameters, counts, who ran it): the audit trail of the
   pipeline.
+- ``figure_labels`` (migration 0003): append-only labels per figure and stage (image type, CCV), from models
+  (with model and prompt version) and people; :mod:`zuhyo.build.labels` reads the current one.
 
-Later migrations add tables next to these, never reshape them: model outputs per figure and stage (image type,
-CCV, with model and prompt version), samples, chart abstracts, QA items and their audit flags (issue 11), users,
-roles, assignments, verifications, reviews and an action audit log (issue 12), all pointing at ``figures.id``.
+Later migrations add tables next to these, never reshape them: samples, chart abstracts, QA items and their
+audit flags (issue 11), users, roles, assignments, verifications, reviews and an action audit log (issue 12),
+all pointing at ``figures.id``.
 JSON columns are JSONB on PostgreSQL and JSON text on SQLite.
 """
 
