@@ -45,4 +45,7 @@ def register(app: typer.Typer) -> None:
     # Subcommands from other modules register here, e.g.:
     #   from zuhyo.cli.build_filter_train import train_cmd
     #   filter_app.command("train")(train_cmd)
+    from zuhyo.cli.build_filter_train import train_cmd
+
+    filter_app.command("train")(train_cmd)
     app.add_typer(filter_app, name="filter")

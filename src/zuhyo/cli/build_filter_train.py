@@ -1,0 +1,61 @@
+"""`zuhyo filter train WS --labels labels.csv`: train the workspace's chart/table-vs-not classifier."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from zuhyo.cli._common import JsonOpt, console, emit_json, fail
+from zuhyo.cli.workspace import WsArg, open_workspace
+
+ExecutorOpt = Annotated[str, typer.Option(
+    "--executor", help="Where image features are computed: local (processes), ray (RAY_ADDRESS or a local "
+                       "instance) or ray:ADDRESS (needs the [ray] extra).")]
+
+
+def train_cmd(
+    ws: WsArg,
+    labels: Annotated[Path, typer.Option("--labels", help="CSV with a figure_id (or sha256) column and a label "
+                                                          "column: chart (or table) | not_chart.")],
+    test_fraction: Annotated[float, typer.Option("--test-fraction", help="Share of each class held out to "
+                                                                         "report precision and recall.")] = 0.25,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the held-out split.")] = 0,
+    ocr: Annotated[bool | None, typer.Option("--ocr/--no-ocr", help="Add RapidOCR text density to the features "
+                                                                    "(default: when RapidOCR is installed).",
+                                             show_default=False)] = None,
+    executor: ExecutorOpt = "local",
+    json_out: JsonOpt = False,
+) -> None:
+    """Train the light chart/table-vs-not classifier on labelled figures; report held-out precision/recall and
+    store it as WS/models/chart_classifier.json (used by `zuhyo filter WS`)."""
+    from zuhyo.build.executor import ExecutorError
+    from zuhyo.build.filter.chart_classifier import ClassifierError, train_chart_classifier
+
+    try:
+        with open_workspace(ws) as w:
+            report = train_chart_classifier(w, labels, executor=executor, ocr=ocr, test_fraction=test_fraction,
+                                            seed=seed)
+    except (ClassifierError, ExecutorError) as e:
+        fail(str(e))
+    if json_out:
+        emit_json(report)
+        return
+    _print(report)
+
+
+def _print(report: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    console.print(f"trained on {report['used']} figures ({report['charts']} chart, {report['not_charts']} "
+                  f"not_chart; OCR features {'on' if report['ocr'] else 'off'}), {report['errors']} errors",
+                  highlight=False)
+    held = report.get("held_out")
+    if held:
+        console.print(f"held out {report['test']} (seed {report['seed']}): precision {held['precision']:.3f}, "
+                      f"recall {held['recall']:.3f} (chart class; tp {held['tp']}, fp {held['fp']}, "
+                      f"fn {held['fn']}, tn {held['tn']})", highlight=False)
+    console.print(f"model {report['model_id']} saved to {escape(report['model'])}", highlight=False)
+    for item in report["error_items"]:
+        console.print(f"  [yellow]{escape(item)}[/]", highlight=False, soft_wrap=True)
