@@ -148,8 +148,9 @@ def _map_ray(fn: Callable[[Any], Any], items: list[Any], address: str | None,
             try:
                 results = ray.get(ref)
             except Exception as e:  # noqa: BLE001 - a lost worker or task fails its chunk's items, not the map
-                msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
-                results = [ItemError(start + j, f"worker failed: {type(e).__name__}: {msg}")
+                cause = getattr(e, "cause", None) or e  # RayTaskError wraps the worker's exception
+                msg = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+                results = [ItemError(start + j, f"worker failed: {type(cause).__name__}: {msg}")
                            for j in range(len(chunk))]
             _deliver(out, start, results, progress)
     return out

@@ -1,0 +1,98 @@
+"""`zuhyo.build.executor.map_items`: local processes and a real local Ray instance, in order, errors as values."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+from zuhyo.build.executor import IN_PROCESS_BELOW, ExecutorError, ItemError, map_items, parse_executor
+
+
+def sqrt_and_pid(x: float) -> tuple[float, int]:
+    return math.sqrt(x), os.getpid()
+
+
+def test_local_keeps_order_runs_on_worker_processes_and_returns_errors_as_values() -> None:
+    items = [4.0, -1.0, *range(40)]
+    seen: list[int] = []
+    out = map_items(sqrt_and_pid, items, progress=lambda i, _r: seen.append(i), chunksize=5)
+    assert isinstance(out[1], ItemError) and out[1].index == 1 and out[1].error == "ValueError: math domain error"
+    assert [r[0] for i, r in enumerate(out) if i != 1] == [2.0, *(math.sqrt(v) for v in range(40))]
+    assert sorted(seen) == list(range(42))
+    pids = {r[1] for r in out if not isinstance(r, ItemError)}
+    if (os.cpu_count() or 1) > 1:
+        assert os.getpid() not in pids  # the work ran in the pool, not in the driver
+
+
+def test_a_handful_of_items_runs_in_process_and_empty_input_is_empty() -> None:
+    out = map_items(sqrt_and_pid, [1.0, 9.0][:IN_PROCESS_BELOW - 1])
+    assert out == [(1.0, os.getpid()), (3.0, os.getpid())]
+    assert map_items(sqrt_and_pid, [], executor="ray:nowhere:1") == []  # nothing to do: Ray not even imported
+
+
+def test_executor_specs() -> None:
+    assert parse_executor("local") == ("local", None)
+    assert parse_executor("ray") == ("ray", None)
+    assert parse_executor("ray:10.0.0.5:6379") == ("ray", "10.0.0.5:6379")
+    for bad in ("ray:", "dask", ""):
+        with pytest.raises(ExecutorError, match="unknown executor"):
+            parse_executor(bad)
+
+
+def test_ray_not_installed_is_one_line_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray → ImportError
+    with pytest.raises(ExecutorError, match=r"--executor ray needs Ray: pip install 'zuhyo\[ray\]'"):
+        map_items(sqrt_and_pid, [1.0], executor="ray")
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[object]:
+    """A real local Ray instance with one CPU (temp dir short: Ray's socket paths must stay under 108 bytes)."""
+    ray = pytest.importorskip("ray", reason="Ray (the [ray] extra) is not installed")
+    tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+    # workers import this test module by name (a real cluster has zuhyo installed on every node, docs/scaling.md)
+    ray.init(num_cpus=1, include_dashboard=False, _temp_dir=tmp, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}})
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_ray_keeps_order_runs_on_ray_workers_and_returns_errors_as_values(local_ray: object) -> None:
+    items = [4.0, -1.0, *range(30)]
+    seen: list[int] = []
+    out = map_items(sqrt_and_pid, items, executor="ray", progress=lambda i, _r: seen.append(i), chunksize=4)
+    assert isinstance(out[1], ItemError) and out[1].error == "ValueError: math domain error"
+    assert [r[0] for i, r in enumerate(out) if i != 1] == [2.0, *(math.sqrt(v) for v in range(30))]
+    assert sorted(seen) == list(range(32))
+    assert os.getpid() not in {r[1] for r in out if not isinstance(r, ItemError)}
+
+
+def test_chart_features_on_ray_equal_the_local_ones(local_ray: object) -> None:
+    """The filter's real work function (image bytes in, features out) gives the same numbers on a Ray worker."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from zuhyo.build.filter.chart_features import image_features
+
+    rng = np.random.default_rng(0)
+    imgs = []
+    for i in range(10):
+        buf = io.BytesIO()
+        Image.fromarray(rng.integers(0, 255, (40 + i, 60, 3), dtype=np.uint8)).save(buf, format="PNG")
+        imgs.append((buf.getvalue(), False))
+    imgs.insert(3, (b"not an image", False))
+    on_ray = map_items(image_features, imgs, executor="ray")
+    local = map_items(image_features, imgs, executor="local")
+    assert isinstance(on_ray[3], ItemError) and "UnidentifiedImageError" in on_ray[3].error
+    assert [r for r in on_ray if not isinstance(r, ItemError)] == [r for r in local if not isinstance(r, ItemError)]
