@@ -13,11 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from zuhyo.build.collect.captions import match_captions, read_captions
+from zuhyo.build.collect.report import CollectCounts, ItemFailure
 from zuhyo.build.records import (
     add_figure,
     find_figure_row,
@@ -38,24 +39,9 @@ KIND = "folder"
 ROOT_DOCUMENT = "."
 
 
-class ItemFailure(BaseModel):
-    """One file that could not be collected."""
+class CollectReport(CollectCounts):
+    """What one ``collect folder`` run did (counts are for this run)."""
 
-    file: str
-    reason: str
-
-
-class CollectReport(BaseModel):
-    """What one collector run did (counts are for this run)."""
-
-    figures: int = 0
-    """Figures added."""
-    documents: int = 0
-    """Documents added."""
-    errors: int = 0
-    """Files that failed (recorded in the workspace with their reason)."""
-    skipped_existing: int = 0
-    """Files already in the workspace from an earlier run."""
     captions_updated: int = 0
     """Figures already in the workspace whose caption fields the CSV changed."""
     unmatched_captions: list[str] = Field(default_factory=list)

@@ -36,6 +36,7 @@ from zuhyo.build.collect.crawl import USER_AGENT, CrawlReport, PageRead, crawl_e
 from zuhyo.build.collect.editions import Edition, edition_of, latest_editions
 from zuhyo.build.collect.html_figures import ExtractedFigure
 from zuhyo.build.collect.profiles import SiteProfile, load_profile, profile_for_url
+from zuhyo.build.collect.report import CollectCounts
 from zuhyo.build.collect.robots import RobotsRules
 from zuhyo.build.records import (
     add_figure,
@@ -71,23 +72,16 @@ class LeftOutEdition(BaseModel):
     reason: str
 
 
-class HtmlCollectReport(BaseModel):
-    """What one ``collect html`` run did (counts are for this run)."""
+class HtmlCollectReport(CollectCounts):
+    """What one ``collect html`` run did (counts are for this run); documents are pages, errors are pages and
+    images; ``skipped_existing`` figures' images are not downloaded again."""
 
-    figures: int = 0
-    """Figures added."""
-    documents: int = 0
-    """Documents (pages) added."""
-    errors: int = 0
-    """Pages and images that failed (recorded in the workspace with their reason)."""
     pages: int = 0
     """Pages read."""
     pages_known: int = 0
     """Pages an earlier run read completely: not fetched again, their stored links followed."""
     images_fetched: int = 0
     """Images downloaded (an image shown on several pages once)."""
-    skipped_existing: int = 0
-    """Figures already in the workspace from an earlier run (their images not downloaded again)."""
     skipped_images: int = 0
     """``<img>`` left out as decorations (icons, logos) or without a usable URL."""
     robots_blocked: int = 0

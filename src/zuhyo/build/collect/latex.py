@@ -23,11 +23,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from zuhyo.build.collect.folder import ItemFailure
 from zuhyo.build.collect.latex_images import GRAPHIC_SUFFIXES, load_graphic
 from zuhyo.build.collect.latex_paper import Paper, PaperFigure, parse_paper
 from zuhyo.build.collect.latex_source import (
@@ -39,6 +38,7 @@ from zuhyo.build.collect.latex_source import (
     resolve_in,
 )
 from zuhyo.build.collect.latex_text import LatexSyntaxError
+from zuhyo.build.collect.report import CollectCounts, ItemFailure
 from zuhyo.build.records import (
     add_figure,
     find_figure_row,
@@ -57,17 +57,10 @@ STAGE = "collect"
 KIND = "latex"
 
 
-class LatexCollectReport(BaseModel):
-    """What one ``collect latex`` run did (counts are for this run)."""
+class LatexCollectReport(CollectCounts):
+    """What one ``collect latex`` run did (counts are for this run); errors are figures, include files or
+    whole sources."""
 
-    figures: int = 0
-    """Figures added."""
-    documents: int = 0
-    """Papers added."""
-    errors: int = 0
-    """Items that failed (figures, include files, whole sources), recorded with their reason."""
-    skipped_existing: int = 0
-    """Figures already in the workspace from an earlier run."""
     figure_environments: int = 0
     """``figure``/``figure*`` environments and figure-set groups found in the sources."""
     papers: list[str] = Field(default_factory=list)

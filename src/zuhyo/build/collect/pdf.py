@@ -16,11 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from sqlalchemy.orm import Session
 
-from zuhyo.build.collect.folder import ItemFailure
 from zuhyo.build.collect.pdf_regions import DEFAULT_DPI, DEFAULT_MIN_SIDE_PT, Candidate, Skipped, analyse_page
+from zuhyo.build.collect.report import CollectCounts, ItemFailure
 from zuhyo.build.records import (
     add_figure,
     find_figure_row,
@@ -38,17 +38,9 @@ STAGE = "collect"
 KIND = "pdf"
 
 
-class PdfCollectReport(BaseModel):
-    """What one ``collect pdf`` run did (counts are for this run)."""
+class PdfCollectReport(CollectCounts):
+    """What one ``collect pdf`` run did (counts are for this run); errors are PDFs, pages or figures."""
 
-    figures: int = 0
-    """Figures added."""
-    documents: int = 0
-    """Documents (PDFs) added."""
-    errors: int = 0
-    """PDFs, pages or figures that failed (recorded in the workspace with their reason)."""
-    skipped_existing: int = 0
-    """Figures already in the workspace from an earlier run."""
     skipped: int = 0
     """Images and vector regions that are not figure candidates (each with its reason in ``skipped_items``)."""
     captioned: int = 0
