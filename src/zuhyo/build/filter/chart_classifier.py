@@ -237,12 +237,12 @@ def read_labels(path: Path) -> list[tuple[str, int]]:
     return out
 
 
-def train_chart_classifier(ws: Workspace, labels: Path, *, executor: str = "local", ocr: bool | None = None,
+def train_chart_classifier(ws: Workspace, labels: Path, *, executor: str = "local", ocr: bool = False,
                            test_fraction: float = 0.25, seed: int = 0,
                            progress: Callable[[int, Any], None] | None = None) -> dict[str, Any]:
     """Train the ``features`` classifier on the labelled figures and store it in ``WS/models/``.
 
-    ``ocr`` None: use RapidOCR's text density when it is installed. Returns the report: counts, held-out
+    ``ocr``: add RapidOCR's text density (slow: seconds per image). Returns the report: counts, held-out
     precision/recall of the chart class (seeded stratified split), the model file and id. Figures whose image
     cannot be read are counted in ``errors`` and left out.
     """
@@ -257,7 +257,7 @@ def train_chart_classifier(ws: Workspace, labels: Path, *, executor: str = "loca
     if not 0.0 < test_fraction < 1.0:
         raise ClassifierError(f"--test-fraction must be between 0 and 1, got {test_fraction}")
     rows = read_labels(labels)
-    with_ocr = ocr_available() if ocr is None else ocr
+    with_ocr = ocr
     if with_ocr and not ocr_available():
         raise ClassifierError("--ocr needs RapidOCR: pip install 'zuhyo[ocr]'")
     refs: dict[int, tuple[str, int]] = {}
