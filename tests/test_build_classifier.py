@@ -377,3 +377,20 @@ def test_mext_bar_chart_is_kept_by_the_model_trained_on_the_generated_corpus(tra
     assert (497, 447) in images and (68, 82) in images, sorted(images)
     p_chart = float(model.probabilities([image_features((images[(497, 447)], False))])[0])
     assert p_chart >= 0.9
+
+
+def test_a_model_trained_with_ocr_needs_rapidocr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from zuhyo.build.filter.chart_classifier import ClassifierError, run_chart_check
+    from zuhyo.build.filter.chart_features import feature_names
+    from zuhyo.build.filter.chart_model import ChartModel
+    from zuhyo.build.workspace import Workspace
+
+    names = list(feature_names(True))
+    with Workspace.init(tmp_path / "ws") as w:
+        ChartModel(names, [0.0] * len(names), [1.0] * len(names), [0.1] * len(names), 0.0).save(
+            w.root / "models" / "chart_classifier.json")
+        monkeypatch.setitem(sys.modules, "rapidocr", None)
+        with pytest.raises(ClassifierError, match=r"trained with OCR features: pip install 'zuhyo\[ocr\]'"):
+            run_chart_check(w, [], "features", "local", None)

@@ -96,3 +96,27 @@ def test_chart_features_on_ray_equal_the_local_ones(local_ray: object) -> None:
     local = map_items(image_features, imgs, executor="local")
     assert isinstance(on_ray[3], ItemError) and "UnidentifiedImageError" in on_ray[3].error
     assert [r for r in on_ray if not isinstance(r, ItemError)] == [r for r in local if not isinstance(r, ItemError)]
+
+
+def test_filter_train_on_ray_gives_the_local_model(local_ray: object, tmp_path: object) -> None:
+    """The chart classifier's training maps its features over a real Ray instance: same model as locally."""
+    pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
+    from pathlib import Path
+
+    from test_build_classifier import figure_ids, write_corpus, write_labels
+
+    from zuhyo.build.collect.folder import collect_folder
+    from zuhyo.build.filter.chart_classifier import run_chart_check, train_chart_classifier
+    from zuhyo.build.workspace import Workspace
+
+    root = Path(str(tmp_path))
+    truth = write_corpus(root / "imgs", 8, 6, 2)
+    labels = write_labels(root / "labels.csv", truth)
+    with Workspace.init(root / "ws") as w:
+        collect_folder(w, root / "imgs")
+        on_ray = train_chart_classifier(w, labels, executor="ray")
+        local = train_chart_classifier(w, labels, executor="local")
+        counts = run_chart_check(w, list(figure_ids(root / "ws").values()), "features", "ray", None)
+    assert on_ray["used"] == 16 and on_ray["errors"] == 0
+    assert on_ray["model_id"] == local["model_id"] and on_ray["held_out"] == local["held_out"]
+    assert counts["checked"] == 16 and counts["errors"] == 0

@@ -147,6 +147,12 @@ def _run_features(ws: Workspace, figure_ids: list[int], executor: str, progress:
 
     model = load_model(ws)
     with_ocr = any(f.startswith("text_") for f in model.features)
+    if with_ocr:
+        from zuhyo.build.filter.chart_features import ocr_available
+
+        if not ocr_available():
+            raise ClassifierError(f"the chart classifier {model_path(ws)} was trained with OCR features: "
+                                  "pip install 'zuhyo[ocr]', or retrain with --no-ocr")
     by = f"classifier:features@{model.model_id}"
     todo, skipped = _pending(ws, figure_ids, by)
     counts = _counts(skipped, progress)
