@@ -14,12 +14,14 @@ workspace folder one would pass to ``run``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
-from zuhyo.cli.workspace import WsArg
+from zuhyo.cli._common import JsonOpt, console, emit_json
+from zuhyo.cli.build_collect import _progress
+from zuhyo.cli.workspace import WsArg, open_workspace
 
 
 class _DefaultRunGroup(TyperGroup):
@@ -36,9 +38,43 @@ filter_app = typer.Typer(cls=_DefaultRunGroup, no_args_is_help=True,
 
 
 @filter_app.command("run")
-def run_cmd(ws: WsArg) -> None:
-    """Run the filter stage (placeholder while the stage is built)."""
-    raise typer.Exit(0)
+def run_cmd(
+    ws: WsArg,
+    min_side: Annotated[int, typer.Option("--min-side", min=1, help="Drop images whose shorter side is under this "
+                                                                    "many pixels (low resolution).")] = 150,
+    min_pixels: Annotated[int, typer.Option("--min-pixels", min=1, help="Drop images with fewer pixels than this "
+                                                                        "(width x height).")] = 60_000,
+    min_score: Annotated[float, typer.Option("--min-score", min=0.0, max=1.0, help="Verification score (share of "
+                                             "matching pixels after alignment) for two images to be near "
+                                             "duplicates.")] = 0.9,
+    classifier: Annotated[str, typer.Option("--classifier", help="Chart/table check: auto (the workspace's trained "
+                                            "model if there is one, else skipped), features, llm:SPEC, or "
+                                            "none.")] = "auto",
+    executor: Annotated[str, typer.Option("--executor", help="Where images are hashed and classified: local "
+                                          "processes, or ray / ray:ADDRESS.")] = "local",
+    json_out: JsonOpt = False,
+) -> None:
+    """Run the filter stage: file checks, minimum resolution, near duplicates, chart check; re-runnable."""
+    with open_workspace(ws) as w, _progress(quiet=json_out, label="checking images") as (on_start, on_item):
+        from zuhyo.build.filter.stage import run_filter
+
+        report = run_filter(w, min_side=min_side, min_pixels=min_pixels, min_score=min_score,
+                            classifier=classifier, executor=executor, on_start=on_start, on_item=on_item)
+    if json_out:
+        emit_json(report.model_dump(mode="json"))
+        return
+    from rich.markup import escape
+
+    dropped = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.dropped.items())
+    console.print(f"{report.checked} figures checked: {report.kept} kept, {sum(report.dropped.values())} dropped "
+                  f"({dropped}), {report.clusters} near-duplicate clusters, {report.errors} errors; "
+                  f"{report.recorded} new decisions", highlight=False)
+    if any(report.by_person.values()):
+        console.print(f"  decided by a person (left alone): {report.by_person['keep']} kept, "
+                      f"{report.by_person['drop']} dropped", highlight=False)
+    console.print(f"  chart check: {escape(report.chart_check)}", highlight=False, soft_wrap=True)
+    console.print(f"  review: zuhyo figures {escape(str(ws))} --stage filter --json; overturn: zuhyo decide "
+                  f"{escape(str(ws))} FIGURE keep|drop --reason ...", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
