@@ -3,8 +3,9 @@
 Issue 10 "Performance": charts of 10 kinds in 6 styles, about 800x600, with 5 % near duplicates (resized
 0.6-1.4x, JPEG q20-70, cropped 2-8 %, retitled). Item ``i`` is an original chart, except every 20th item
 (``i % 20 == 19``), which is a near duplicate of an original among the ten before it (:func:`original_of`), so
-any prefix of the corpus keeps the 5 % rate and the 5k/10k/20k runs can share one generated corpus. Kind and style cycle independently of the data, so
-many charts share a kind and a style and differ only in their data (the hard negatives).
+any prefix of the corpus keeps the 5 % rate and the 5k/10k/20k runs can share one generated corpus. Kind and
+style cycle independently of the data, so many charts share a kind and a style and differ only in their data
+(the hard negatives).
 
     python bench/chart_corpus.py /tmp/zuhyo_charts --n 10000 --workers 2
 
@@ -48,8 +49,8 @@ def render_chart(i: int, title: str | None = None) -> bytes:
     kind, style = kind_style(i)
     rng = np.random.default_rng(i)
     words = random.Random(i)
-    if title is None:
-        title = f"{words.choice(WORDS)} by {words.choice(WORDS).lower()}, {2000 + i % 25}"
+    own_title = f"{words.choice(WORDS)} by {words.choice(WORDS).lower()}, {2000 + i % 25}"
+    title = own_title if title is None else title
     with plt.style.context(style):
         fig, ax = plt.subplots(figsize=(8, 6), dpi=100)
         n = int(rng.integers(4, 12))

@@ -44,9 +44,9 @@ def run_cmd(
                                                                     "many pixels (low resolution).")] = 150,
     min_pixels: Annotated[int, typer.Option("--min-pixels", min=1, help="Drop images with fewer pixels than this "
                                                                         "(width x height).")] = 60_000,
-    min_score: Annotated[float, typer.Option("--min-score", min=0.0, max=1.0, help="Verification score (share of "
-                                             "matching pixels after alignment) for two images to be near "
-                                             "duplicates.")] = 0.9,
+    min_score: Annotated[float, typer.Option("--min-score", min=0.0, max=1.0, help="Verification score (1 - the share "
+                                             "of the chart's ink that differs after alignment) for two images "
+                                             "to be near duplicates.")] = 0.9,
     classifier: Annotated[str, typer.Option("--classifier", help="Chart/table check: auto (the workspace's trained "
                                             "model if there is one, else skipped), features, llm:SPEC, or "
                                             "none.")] = "auto",

@@ -49,7 +49,7 @@ MAX_CROP = 0.10
 """Largest fraction of a side the alignment allows one copy to have lost to a crop (issue 10: 2-8 %)."""
 RESIDUAL_LEVEL = 48
 """Colour difference (0-255) above which an aligned pixel counts as different."""
-TOLERANCE = 2
+TOLERANCE = 1
 """Pixels of misalignment the comparison forgives: a pixel matches when its colour lies within the range of the
 aligned image's pixels this close to it (so a blurred edge matches a sharp one)."""
 MIN_INK = 0.02
@@ -173,25 +173,26 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
     return np.unique(pairs, axis=0) if len(pairs) else pairs
 
 
-def _profile_window(pa: np.ndarray, pb: np.ndarray) -> tuple[int, int]:
-    """The window (start, length) of profile ``pa`` that best matches all of ``pb`` resampled to its length
-    (normalised correlation): ``pb`` may be ``pa`` cropped by up to MAX_CROP."""
+def _profile_window(pa: np.ndarray, pb: np.ndarray) -> tuple[float, float]:
+    """The window (start, length; quarter-pixel steps) of profile ``pa`` that best matches all of ``pb`` resampled
+    to it (normalised correlation): ``pb`` may be ``pa`` cropped by up to MAX_CROP."""
     import numpy as np
-    from numpy.lib.stride_tricks import sliding_window_view
 
     n = len(pa)
-    best, best_c = (0, n), -2.0
-    for length in range(n, int(n * (1 - MAX_CROP)) - 1, -1):
-        rb = np.interp(np.linspace(0, n - 1, length), np.arange(n), pb)
-        rb -= rb.mean()
-        windows = sliding_window_view(pa, length)
-        windows = windows - windows.mean(axis=1, keepdims=True)
-        denom = np.linalg.norm(windows, axis=1) * np.linalg.norm(rb)
-        c = np.where(denom > 0, windows @ rb / np.where(denom > 0, denom, 1.0), 0.0)
-        k = int(np.argmax(c))
-        if c[k] > best_c:
-            best, best_c = (k, length), float(c[k])
-    return best
+    lengths = np.arange(n - 1, (n - 1) * (1 - MAX_CROP) - 0.25, -0.25)
+    starts = np.arange(0, (n - 1) * MAX_CROP + 0.25, 0.25)
+    ls, ss = np.meshgrid(lengths, starts, indexing="ij")
+    ok = (ss + ls) <= n - 1
+    ls, ss = ls[ok], ss[ok]
+    t = np.linspace(0.0, 1.0, n)
+    positions = ss[:, None] + ls[:, None] * t[None, :]
+    windows = np.interp(positions.ravel(), np.arange(n), pa).reshape(positions.shape)
+    windows -= windows.mean(axis=1, keepdims=True)
+    rb = pb - pb.mean()
+    denom = np.linalg.norm(windows, axis=1) * np.linalg.norm(rb)
+    c = np.where(denom > 0, windows @ rb / np.where(denom > 0, denom, 1.0), 0.0)
+    k = int(np.argmax(c))
+    return float(ss[k]), float(ls[k])
 
 
 def _aligned_score(a: np.ndarray, b: np.ndarray) -> float:
@@ -204,11 +205,13 @@ def _aligned_score(a: np.ndarray, b: np.ndarray) -> float:
     ga, gb = luma(a), luma(b)
     top = round(TITLE_BAND * THUMB)
     # Edge profiles (vertical edges per column, horizontal edges per row) peak sharply where lines and bars are.
-    x0, w = _profile_window(np.abs(np.diff(ga[top:], axis=1)).sum(axis=0),
-                            np.abs(np.diff(gb[top:], axis=1)).sum(axis=0))
-    y0, h = _profile_window(np.abs(np.diff(ga, axis=0)).sum(axis=1), np.abs(np.diff(gb, axis=0)).sum(axis=1))
-    x0, w, y0, h = x0, w + 1, y0, h + 1  # profiles of differences are one shorter than the image
-    window = Image.fromarray(a[y0:y0 + h, x0:x0 + w]).resize((THUMB, THUMB), Image.Resampling.BILINEAR)
+    x0, w = _profile_window(ga[top:].mean(axis=0), gb[top:].mean(axis=0))
+    y0, h = _profile_window(ga.mean(axis=1), gb.mean(axis=1))
+    # Pixel centres 0..n-1 of ``b`` map to x0..x0+w of ``a``: the window's edges lie half a (scaled) pixel out.
+    sx, sy = w / (THUMB - 1), h / (THUMB - 1)
+    extent = (x0 - sx / 2 + 0.5, y0 - sy / 2 + 0.5, x0 + w + sx / 2 + 0.5, y0 + h + sy / 2 + 0.5)
+    window = Image.fromarray(a).transform((THUMB, THUMB), Image.Transform.EXTENT, extent,
+                                          Image.Resampling.BILINEAR)
     r = TOLERANCE
     wa = np.pad(np.asarray(window, dtype=np.int16).transpose(2, 0, 1), ((0, 0), (r, r), (r, r)), mode="edge")
     fb = b.astype(np.int16).transpose(2, 0, 1)
