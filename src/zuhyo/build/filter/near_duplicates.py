@@ -5,19 +5,19 @@ A plain perceptual hash cannot do this alone: charts of one kind and style hash 
 pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with precision 0.0006, issue 10
 "Performance"). So, per image (one decode, :func:`image_features`):
 
-* a 64x64 grayscale thumbnail of the whole image (the verification input), the 64-bit DCT perceptual hash of it
-  (the algorithm of ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses; kept as evidence and for exact-ish
-  matches), and
+* a 96x96 colour thumbnail of the whole image (the verification input; colour matters: two pies of one palette
+  differ in hue where their grey levels agree), the 64-bit DCT perceptual hash of it (the algorithm of
+  ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses), and
 * a descriptor: the thumbnail's body (the title band at the top left out, so a retitled copy still matches)
   blurred to 16x16 and normalised to zero mean and unit length.
 
 Candidates (:func:`candidate_pairs`) are each image's nearest neighbours in descriptor space, found with a k-d
 tree over a PCA projection (``scipy.spatial.cKDTree``: n log n, never all pairs), within a distance bound.
 Each candidate pair is verified (:func:`verify_pair`) by aligning one thumbnail to the other for a crop of up to
-:data:`MAX_CROP` per axis (row and column profiles give the crop window; the scale difference disappears in the
-thumbnail) and taking the normalised correlation of the aligned bodies: a copy that was resized, recompressed,
-cropped or retitled keeps a correlation near 1, a chart of the same kind with other data does not. Pairs that
-pass join clusters by union-find.
+:data:`MAX_CROP` per axis (row and column mean profiles give the crop window in quarter-pixel steps; the scale
+difference disappears in the thumbnail) and counting the share of the chart's ink that differs after alignment
+(:func:`_aligned_score`): a copy that was resized, recompressed, cropped or retitled scores near 1, a chart of
+the same kind with other data does not. Pairs that pass join clusters by union-find.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ MIN_INK = 0.02
 the body: a few differing pixels weigh as much in a sparse line chart as in a page of bars."""
 DEFAULT_NEIGHBOURS = 6
 DEFAULT_MAX_DESCRIPTOR_DISTANCE = 0.9
-DEFAULT_MIN_SCORE = 0.9
+DEFAULT_MIN_SCORE = 0.93
 _PCA_DIMS = 32
 
 
@@ -197,14 +197,13 @@ def _profile_window(pa: np.ndarray, pb: np.ndarray) -> tuple[float, float]:
 
 def _aligned_score(a: np.ndarray, b: np.ndarray) -> float:
     """How well ``b`` matches the window of ``a`` it was (possibly) cropped from, title band left out: 1 minus the
-    residual energy relative to ``b``'s own contrast, where each pixel's residual is its smallest colour
-    difference to the aligned pixels within one pixel (tolerating sub-pixel misalignment and JPEG noise)."""
+    share of ``b``'s ink whose colour falls outside the range of the aligned pixels within TOLERANCE of it by
+    more than RESIDUAL_LEVEL (a blurred or slightly shifted edge still matches; a moved bar or wedge does not)."""
     import numpy as np
     from PIL import Image
 
     ga, gb = luma(a), luma(b)
     top = round(TITLE_BAND * THUMB)
-    # Edge profiles (vertical edges per column, horizontal edges per row) peak sharply where lines and bars are.
     x0, w = _profile_window(ga[top:].mean(axis=0), gb[top:].mean(axis=0))
     y0, h = _profile_window(ga.mean(axis=1), gb.mean(axis=1))
     # Pixel centres 0..n-1 of ``b`` map to x0..x0+w of ``a``: the window's edges lie half a (scaled) pixel out.
@@ -233,7 +232,7 @@ def _aligned_score(a: np.ndarray, b: np.ndarray) -> float:
 
 def verify_pair(a: np.ndarray, b: np.ndarray) -> float:
     """How surely ``a`` and ``b`` (THUMB x THUMB uint8) show one image: the better of aligning either to the
-    other (correlation in [-1, 1])."""
+    other (at most 1; see :func:`_aligned_score`)."""
     return max(_aligned_score(a, b), _aligned_score(b, a))
 
 
@@ -245,34 +244,60 @@ class PairEvidence:
     score: float
 
 
+def _verify_chunk(item: tuple[list[tuple[int, int]], dict[int, np.ndarray]]) -> list[float]:
+    """Runs in executor workers: the verification scores of one chunk of pairs (thumbnails travel with it)."""
+    pairs, thumbs = item
+    return [verify_pair(thumbs[i], thumbs[j]) for i, j in pairs]
+
+
 def verified_pairs(thumbs: np.ndarray, desc: np.ndarray, pairs: np.ndarray,
-                   min_score: float = DEFAULT_MIN_SCORE) -> list[PairEvidence]:
-    """The candidate pairs whose verification score reaches ``min_score``."""
+                   min_score: float = DEFAULT_MIN_SCORE, executor: str | None = None,
+                   chunk: int = 256) -> list[PairEvidence]:
+    """The candidate pairs whose verification score reaches ``min_score``; with ``executor`` the pairs are
+    scored in chunks through :func:`zuhyo.build.executor.map_items`."""
     import numpy as np
 
-    out = []
-    for i, j in pairs.tolist():
-        score = verify_pair(thumbs[i], thumbs[j])
-        if score >= min_score:
-            out.append(PairEvidence(i, j, float(np.linalg.norm(desc[i] - desc[j])), round(score, 4)))
-    return out
+    todo = [(int(i), int(j)) for i, j in pairs.tolist()]
+    if executor is None or len(todo) <= chunk:
+        scores = [verify_pair(thumbs[i], thumbs[j]) for i, j in todo]
+    else:
+        from zuhyo.build.executor import ItemError, map_items
+
+        items = []
+        for start in range(0, len(todo), chunk):
+            part = todo[start:start + chunk]
+            items.append((part, {k: thumbs[k] for pair in part for k in pair}))
+        scores = []
+        for result in map_items(_verify_chunk, items, executor=executor):
+            if isinstance(result, ItemError):
+                raise RuntimeError(f"near-duplicate verification failed: {result.error}")
+            scores.extend(result)
+    return [PairEvidence(i, j, float(np.linalg.norm(desc[i] - desc[j])), round(score, 4))
+            for (i, j), score in zip(todo, scores, strict=True) if score >= min_score]
 
 
 def clusters(n: int, pairs: Sequence[PairEvidence]) -> list[list[int]]:
-    """Connected groups (two or more) of indices joined by ``pairs``, each sorted, ordered by first index."""
-    parent = list(range(n))
+    """Groups (two or more) of indices joined by verified ``pairs``, each sorted, ordered by first index.
 
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for p in pairs:
-        ri, rj = find(p.i), find(p.j)
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
+    Groups are stars: taking pairs from the highest score down, an image joins a group only through a pair with
+    the group's first member (or two lone images form one), never through a chain of members - with charts that
+    look alike, chains would join a whole kind (a~b, b~c, c~d, ...) where each link alone is plausible.
+    """
+    root = list(range(n))
+    size = [1] * n
+    for p in sorted(pairs, key=lambda q: (-q.score, q.i, q.j)):
+        ri, rj = root[p.i], root[p.j]
+        if ri == rj:
+            continue
+        if size[rj] == 1 and p.i == ri:
+            hub, leaf = ri, p.j
+        elif size[ri] == 1 and p.j == rj:
+            hub, leaf = rj, p.i
+        else:
+            continue
+        root[leaf] = hub
+        size[hub] += 1
     groups: dict[int, list[int]] = {}
     for x in range(n):
-        groups.setdefault(find(x), []).append(x)
+        groups.setdefault(root[x], []).append(x)
     return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: g[0])

@@ -129,7 +129,8 @@ def _neg_text(text: str) -> tuple[int, ...]:
 
 
 def near_duplicate_decisions(figures: list[FigureRow], features: dict[str, ImageFeatures],
-                             min_score: float = DEFAULT_MIN_SCORE) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
+                             min_score: float = DEFAULT_MIN_SCORE, executor: str | None = None
+                             ) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
     """Drops (figure id -> (reason, evidence)) for every non-best member of each near-duplicate cluster, and the
     number of clusters. Figures sharing one image (same sha256) are duplicates without verification."""
     import numpy as np
@@ -138,7 +139,7 @@ def near_duplicate_decisions(figures: list[FigureRow], features: dict[str, Image
     index = {sha: i for i, sha in enumerate(shas)}
     thumbs = thumbs_array([features[sha] for sha in shas])
     desc = descriptors(thumbs)
-    pairs = verified_pairs(thumbs, desc, candidate_pairs(desc), min_score)
+    pairs = verified_pairs(thumbs, desc, candidate_pairs(desc), min_score, executor)
     by_pair = {(p.i, p.j): p for p in pairs}
     members: dict[int, list[FigureRow]] = {}
     for f in figures:
@@ -196,7 +197,7 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
                 f.width, f.height = r.width, r.height  # the image's true size ranks cluster members
                 passed.append(f)
         features = {sha: r for sha, r in results.items() if isinstance(r, ImageFeatures)}
-        drops, report.clusters = near_duplicate_decisions(passed, features, min_score) if passed else ({}, 0)
+        drops, report.clusters = near_duplicate_decisions(passed, features, min_score, executor) if passed else ({}, 0)
         for f in passed:
             if f.id in drops:
                 reason, evidence = drops[f.id]

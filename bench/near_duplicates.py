@@ -1,0 +1,134 @@
+"""Near-duplicate detection on a matplotlib chart corpus: zuhyo's filter against the pHash all-pairs anchor.
+
+Issue 10 "Performance": recall and precision of the planted (copy, original) pairs, hashing time, clustering
+time and peak memory at several corpus sizes, in one command, for
+
+- **zuhyo**: :func:`zuhyo.build.filter.checks.inspect_image` over the images (one decode: size, format, pHash,
+  thumbnail) through :func:`zuhyo.build.executor.map_items` (local processes), then descriptors, k-d tree
+  candidates, verification (also through the executor) and union-find clusters
+  (:mod:`zuhyo.build.filter.near_duplicates`);
+- **anchor**: ``imagehash.phash`` of every image (same process pool) and all pairs at Hamming distance <= 10
+  with numpy.
+
+zuhyo's predicted pairs are all pairs inside a predicted cluster; the anchor's are its pairs within distance (as
+issue 10 counts them); the truth is the corpus manifest's copy -> original.
+
+    python bench/chart_corpus.py /tmp/zuhyo_charts --n 20000     # once (cached)
+    python bench/near_duplicates.py /tmp/zuhyo_charts --sizes 5000 10000 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _peak_rss_mib() -> tuple[float, float]:
+    """Peak resident memory of this process and of its (finished) worker processes, MiB."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return own, children
+
+
+def _phash_bits(data: bytes) -> int:
+    import imagehash
+    from PIL import Image
+
+    h = imagehash.phash(Image.open(io.BytesIO(data)))
+    return int("".join("1" if b else "0" for b in h.hash.ravel()), 2)
+
+
+def _pairs_of(groups: list[list[int]]) -> set[tuple[int, int]]:
+    return {(min(a, b), max(a, b)) for g in groups for x, a in enumerate(g) for b in g[x + 1:]}
+
+
+def _score(pred: set[tuple[int, int]], truth: set[tuple[int, int]]) -> dict[str, float]:
+    tp = len(pred & truth)
+    return {"recall": round(tp / len(truth), 4) if truth else 1.0,
+            "precision": round(tp / len(pred), 4) if pred else 1.0, "predicted_pairs": len(pred)}
+
+
+def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[str, float]]:
+    from zuhyo.build.executor import map_items
+    from zuhyo.build.filter.checks import Unreadable, inspect_image
+    from zuhyo.build.filter.near_duplicates import candidate_pairs, clusters, descriptors, thumbs_array, verified_pairs
+
+    t0 = time.perf_counter()
+    feats = map_items(inspect_image, datas, executor=executor)
+    bad = [i for i, f in enumerate(feats) if isinstance(f, Unreadable) or not hasattr(f, "thumb")]
+    if bad:
+        raise SystemExit(f"{len(bad)} images failed, first: {feats[bad[0]]}")
+    t1 = time.perf_counter()
+    thumbs = thumbs_array(feats)
+    desc = descriptors(thumbs)
+    cands = candidate_pairs(desc)
+    t2 = time.perf_counter()
+    pairs = verified_pairs(thumbs, desc, cands, executor=executor)
+    groups = clusters(len(datas), pairs)
+    t3 = time.perf_counter()
+    return groups, {"hash_s": round(t1 - t0, 2), "candidates_s": round(t2 - t1, 2), "verify_s": round(t3 - t2, 2),
+                    "cluster_s": round(t3 - t1, 2), "total_s": round(t3 - t0, 2), "candidates": len(cands)}
+
+
+def run_anchor(datas: list[bytes], executor: str, max_distance: int = 10
+               ) -> tuple[set[tuple[int, int]], dict[str, float]]:
+    """The anchor's predicted pairs (every pair within ``max_distance``, as the issue counts them) and timings."""
+    import numpy as np
+
+    from zuhyo.build.executor import map_items
+
+    t0 = time.perf_counter()
+    values = map_items(_phash_bits, datas, executor=executor)
+    t1 = time.perf_counter()
+    bits = np.unpackbits(np.array([v.to_bytes(8, "big") for v in values], dtype="S8").view(np.uint8)
+                         .reshape(-1, 8), axis=1).astype(np.uint8)
+    n = len(values)
+    pred: set[tuple[int, int]] = set()
+    for start in range(0, n, 1024):  # all pairs, in blocks (Hamming = a.(1-b) + (1-a).b)
+        block = bits[start:start + 1024].astype(np.int32)
+        dist = block @ (1 - bits.T).astype(np.int32) + (1 - block) @ bits.T.astype(np.int32)
+        rows, cols = np.nonzero(dist <= max_distance)
+        keep = rows + start < cols
+        pred.update(zip((rows[keep] + start).tolist(), cols[keep].tolist(), strict=True))
+    t2 = time.perf_counter()
+    return pred, {"hash_s": round(t1 - t0, 2), "search_s": round(t2 - t1, 2), "total_s": round(t2 - t0, 2)}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("corpus", type=Path, help="folder made by bench/chart_corpus.py")
+    p.add_argument("--sizes", type=int, nargs="+", default=[5000])
+    p.add_argument("--executor", default="local")
+    p.add_argument("--no-anchor", action="store_true")
+    args = p.parse_args()
+    manifest = json.loads((args.corpus / "manifest.json").read_text())
+    files: list[str] = manifest["files"]
+    index = {f: i for i, f in enumerate(files)}
+    results: list[dict[str, Any]] = []
+    for n in args.sizes:
+        if n > len(files):
+            sys.exit(f"the corpus has {len(files)} charts, fewer than {n}: python bench/chart_corpus.py "
+                     f"{args.corpus} --n {n}")
+        truth = {(index[o], index[c]) for c, o in manifest["duplicate_of"].items() if index[c] < n}
+        datas = [(args.corpus / f).read_bytes() for f in files[:n]]
+        groups, times = run_zuhyo(datas, args.executor)
+        row: dict[str, Any] = {"n": n, "method": "zuhyo", **_score(_pairs_of(groups), truth), **times}
+        row["peak_rss_mib"], row["peak_rss_workers_mib"] = (round(x) for x in _peak_rss_mib())
+        results.append(row)
+        print(json.dumps(row), flush=True)
+        if not args.no_anchor:
+            pred, times = run_anchor(datas, args.executor)
+            row = {"n": n, "method": "anchor pHash all-pairs H<=10", **_score(pred, truth), **times}
+            row["peak_rss_mib"], row["peak_rss_workers_mib"] = (round(x) for x in _peak_rss_mib())
+            results.append(row)
+            print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
