@@ -12,6 +12,7 @@ from types import ModuleType
 
 import pytest
 from conftest import run_cli, run_cli_json
+from postgres_cluster import PostgresCluster, postgres  # noqa: F401 - the session fixture
 
 pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
 pytest.importorskip("matplotlib", reason="the test corpus is rendered with matplotlib")
@@ -174,3 +175,16 @@ def test_filter_run_is_the_default_subcommand_and_says_when_chart_check_is_skipp
     out = run_cli("filter", "run", str(ws)).stderr
     assert "chart check: skipped: no trained chart classifier" in out
     assert "figures checked" in out
+
+
+def test_filter_on_postgres(postgres: PostgresCluster, images: Path, tmp_path: Path):  # noqa: F811
+    path = tmp_path / "pgws"
+    run_cli("init", str(path), "--db", postgres.create_database("zuhyo_filter"))
+    run_cli_json("collect", "folder", str(path), str(images))
+    first = run_cli_json("filter", str(path), "--classifier", "none")
+    assert (first["checked"], first["dropped"]["near_duplicate"], first["dropped"]["low_resolution"]) == (14, 5, 1)
+    figs = _figures(path)
+    run_cli("decide", str(path), str(figs["small"]["id"]), "keep", "--reason", "readable enough")
+    again = run_cli_json("filter", str(path), "--classifier", "none")
+    assert again["recorded"] == 0 and again["by_person"]["keep"] == 1
+    assert run_cli_json("status", str(path))["database"] == "postgresql"
