@@ -188,3 +188,35 @@ def test_filter_on_postgres(postgres: PostgresCluster, images: Path, tmp_path: P
     again = run_cli_json("filter", str(path), "--classifier", "none")
     assert again["recorded"] == 0 and again["by_person"]["keep"] == 1
     assert run_cli_json("status", str(path))["database"] == "postgresql"
+
+
+def test_chart_check_runs_on_the_survivors_when_the_workspace_has_a_trained_model(tmp_path: Path):
+    import numpy as np
+    from PIL import Image
+
+    cc = chart_corpus()
+    folder = tmp_path / "imgs"
+    folder.mkdir()
+    for i in range(10):
+        (folder / f"chart_{i}.png").write_bytes(cc.render_chart(i * 7))
+    rng = np.random.default_rng(0)
+    for i in range(10):  # photograph-like: smooth colour fields with sensor noise
+        base = Image.fromarray(rng.uniform(0, 255, (8, 8, 3)).astype(np.uint8)).resize((640, 480),
+                                                                                     Image.Resampling.BICUBIC)
+        noisy = np.asarray(base, dtype=float) + rng.normal(0, 25, (480, 640, 3))
+        Image.fromarray(noisy.clip(0, 255).astype(np.uint8)).save(folder / f"photo_{i}.jpg")
+    ws = tmp_path / "ws"
+    run_cli("init", str(ws))
+    run_cli_json("collect", "folder", str(ws), str(folder))
+    figs = _figures(ws)
+    labels = tmp_path / "labels.csv"
+    labels.write_text("figure_id,label\n" + "".join(
+        f"{f['id']},{'chart' if name.startswith('chart') else 'not_chart'}\n" for name, f in figs.items()))
+    run_cli("filter", "train", str(ws), "--labels", str(labels))
+
+    report = run_cli_json("filter", str(ws))  # --classifier auto: the trained model
+    assert report["chart_check"].startswith("features: 20 classified")
+    assert report["dropped"]["not_chart"] == 10 and report["kept"] == 10
+    assert _filter_decision(figs["photo_3"], ws)["by"].startswith("classifier:features@")
+    again = run_cli_json("filter", str(ws))
+    assert again["recorded"] == 0 and again["dropped"]["not_chart"] == 10 and again["kept"] == 10
