@@ -5,7 +5,7 @@ A plain perceptual hash cannot do this alone: charts of one kind and style hash 
 pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with precision 0.0006, issue 10
 "Performance"). So, per image (one decode, :func:`image_features`):
 
-* a 96x96 colour thumbnail of the whole image (the verification input; colour matters: two pies of one palette
+* a 128x128 colour thumbnail of the whole image (the verification input; colour matters: two pies of one palette
   differ in hue where their grey levels agree), the 64-bit DCT perceptual hash of it (the algorithm of
   ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses), and
 * a descriptor: the thumbnail's body (the title band at the top left out, so a retitled copy still matches)
@@ -39,7 +39,7 @@ from zuhyo.images.verify import (
 if TYPE_CHECKING:
     import numpy as np
 
-THUMB = 96
+THUMB = 128
 """Side of the square grayscale thumbnail every comparison works on."""
 DESC = 16
 """Side of the blurred descriptor grid."""
