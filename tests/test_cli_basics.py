@@ -149,3 +149,19 @@ def test_readme_example_output_folders_are_git_ignored():
     probes = [o.rstrip("/") + "/x" if o.endswith("/") else o for o in outs]
     proc = subprocess.run(["git", "check-ignore", "--no-index", *probes], cwd=root, capture_output=True, text=True)
     assert set(proc.stdout.split()) == set(probes), f"not ignored: {set(probes) - set(proc.stdout.split())}"
+
+
+def test_command_lists_show_whole_summaries_not_cut_ones():
+    """`zuhyo --help` and every group's help list each command with a whole first sentence (click cuts at ~45
+    characters with '...' unless told otherwise)."""
+    from typer.main import get_command
+
+    from zuhyo.cli import app
+
+    root = get_command(app)
+    groups = [name for name, cmd in root.commands.items() if hasattr(cmd, "commands")]  # type: ignore[attr-defined]
+    assert {"collect", "filter", "analyze", "bench", "images"} <= set(groups)
+    for args in ([], *([g] for g in groups)):
+        out = run_cli(*args, "--help", env={"COLUMNS": "80"}).stdout
+        listing = out.split("Commands:", 1)[1]
+        assert "..." not in listing and "…" not in listing, f"zuhyo {' '.join(args)} --help cuts a summary:\n{out}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 
 import typer
 
@@ -23,6 +24,39 @@ _COMMAND_MODULES = ("listing", "bench", "images", "evaluation", "reporting", "ju
                     "build_label")
 for _mod in _COMMAND_MODULES:
     importlib.import_module(f"zuhyo.cli.{_mod}").register(app)
+
+
+def _first_sentence(text: str | None) -> str | None:
+    """The help's first sentence, whole: click would otherwise cut the command list's summaries at ~45 characters."""
+    if not text:
+        return None
+    para = " ".join(inspect.cleandoc(text).split("\n\n")[0].split())
+    end = para.find(". ")
+    return para if end < 0 else para[: end + 1]
+
+
+def _set_short_helps(typer_app: typer.Typer) -> None:
+    """Give every command and group, at every level, its first sentence as the command list's summary."""
+    from typer.models import DefaultPlaceholder
+
+    def unset(value: object) -> bool:
+        return value is None or isinstance(value, DefaultPlaceholder)
+
+    for info in typer_app.registered_commands:
+        if unset(info.short_help):
+            info.short_help = _first_sentence(None if unset(info.help) else info.help) or _first_sentence(
+                inspect.getdoc(info.callback))
+    for group in typer_app.registered_groups:
+        sub = group.typer_instance
+        if sub is None:
+            continue
+        if unset(group.short_help):
+            help_text = group.help if not unset(group.help) else sub.info.help
+            group.short_help = _first_sentence(None if unset(help_text) else str(help_text))
+        _set_short_helps(sub)
+
+
+_set_short_helps(app)
 
 
 def main() -> None:
