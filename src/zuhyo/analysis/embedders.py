@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from zuhyo.errors import ImageError, ModelError
+from zuhyo.images.verify import on_white
 from zuhyo.registry import Registry
 
 if TYPE_CHECKING:
@@ -75,11 +76,7 @@ def decode_rgb(data: bytes, label: str = "image") -> Image:
         raise
     except Exception as e:  # noqa: BLE001 - Pillow raises many types on corrupt or non-image bytes
         raise ImageError(f"{label}: cannot decode image: {type(e).__name__}: {e}") from None
-    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
-        rgba = im.convert("RGBA")
-        white = PILImage.new("RGBA", rgba.size, (255, 255, 255, 255))
-        return PILImage.alpha_composite(white, rgba).convert("RGB")
-    return im.convert("RGB")
+    return on_white(im).convert("RGB")
 
 
 class PHashEmbedder:

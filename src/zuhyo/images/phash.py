@@ -18,14 +18,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, TypeVar
 
-from zuhyo.errors import ImageError
-from zuhyo.images.verify import (
-    ALLOWED_FORMATS,
-    DEFAULT_MAX_PIXELS,
-    check_dimensions,
-    describe_non_image,
-    open_image_header,
-)
+from zuhyo.images.verify import DEFAULT_MAX_PIXELS, decode_untrusted, on_white
 
 if TYPE_CHECKING:
     import PIL.Image
@@ -35,24 +28,9 @@ K = TypeVar("K", bound=Hashable)
 
 
 def _decode(data: bytes, max_pixels: int) -> PIL.Image.Image:
-    from PIL import Image
-
-    try:
-        im = open_image_header(data, ALLOWED_FORMATS)
-        if im is None:
-            raise ImageError(f"cannot decode image for hashing: {describe_non_image(data)}")
-        check_dimensions(*im.size, max_pixels)  # before decoding any pixel
-        im.load()
-    except ImageError:
-        raise
-    except Exception as e:  # any decoder failure on untrusted bytes means "corrupt"
-        raise ImageError(f"cannot decode image for hashing: {type(e).__name__}: {e}") from None
     # Transparent chart backgrounds would turn black in a plain grey conversion; hash them as seen, on white.
-    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
-        rgba = im.convert("RGBA")
-        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        return Image.alpha_composite(white, rgba).convert("RGB")
-    return im
+    im, _ = decode_untrusted(data, max_pixels, context="cannot decode image for hashing")
+    return on_white(im)
 
 
 def image_phash(data: bytes, *, hash_size: int = 8, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageHash:

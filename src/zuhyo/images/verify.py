@@ -11,6 +11,7 @@ from zuhyo.errors import ImageError
 from zuhyo.images.store import sniff_image_type
 
 if TYPE_CHECKING:
+    from PIL.Image import Image
     from PIL.ImageFile import ImageFile
 
 #: Pillow's own default ``Image.MAX_IMAGE_PIXELS`` (1024 * 1024 * 1024 // 4 // 3), as an explicit constant so the
@@ -142,3 +143,38 @@ def open_image_header(data: bytes, formats: tuple[str, ...]) -> ImageFile | None
         except (SyntaxError, IndexError, TypeError, struct.error):
             continue  # the same "not this format" signals Image.open itself skips on
     return None
+
+
+def decode_untrusted(data: bytes, max_pixels: int, *, context: str = "cannot decode image",
+                     not_image: str | None = None, draft_side: int | None = None) -> tuple[Image, tuple[int, int]]:
+    """Decode untrusted bytes of an allowed format, checking the size before any pixel is decoded.
+
+    Returns the loaded image and its true size (a JPEG decoded in draft mode, when ``draft_side`` asks for a reduced
+    scale of at least that side, is smaller than the file). Raises :class:`ImageError` as
+    ``"{not_image or context}: <what the bytes are>"`` when no allowed format accepts them and
+    ``"{context}: <decoder error>"`` when decoding fails.
+    """
+    try:
+        im = open_image_header(data, ALLOWED_FORMATS)
+        if im is None:
+            raise ImageError(f"{not_image or context}: {describe_non_image(data)}")
+        size = im.size
+        check_dimensions(*size, max_pixels)  # before decoding any pixel
+        if draft_side is not None and im.format == "JPEG":
+            im.draft("RGB", (draft_side, draft_side))
+        im.load()
+    except ImageError:
+        raise
+    except Exception as e:  # any decoder failure on untrusted bytes means "corrupt"
+        raise ImageError(f"{context}: {type(e).__name__}: {e}") from None
+    return im, size
+
+
+def on_white(im: Image) -> Image:
+    """A transparent image composited on white (how a chart is seen on a page); others unchanged."""
+    from PIL import Image as PILImage
+
+    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+        rgba = im.convert("RGBA")
+        return PILImage.alpha_composite(PILImage.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba).convert("RGB")
+    return im

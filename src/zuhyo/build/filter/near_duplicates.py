@@ -22,19 +22,11 @@ the same kind with other data does not. Pairs that pass join clusters by union-f
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from zuhyo.errors import ImageError
-from zuhyo.images.verify import (
-    ALLOWED_FORMATS,
-    DEFAULT_MAX_PIXELS,
-    check_dimensions,
-    describe_non_image,
-    open_image_header,
-)
+from zuhyo.images.verify import DEFAULT_MAX_PIXELS, decode_untrusted, on_white
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,37 +65,16 @@ class ImageFeatures:
     """THUMB x THUMB uint8 grayscale, row-major."""
 
 
-def decode(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> Any:
-    """A decoded PIL image of untrusted bytes (size checked before any pixel is decoded); :class:`ImageError`
-    with the reason when it is not a readable image of an allowed format."""
-    try:
-        im = open_image_header(data, ALLOWED_FORMATS)
-        if im is None:
-            raise ImageError(f"not a readable image: {describe_non_image(data)}")
-        check_dimensions(*im.size, max_pixels)
-        if im.format == "JPEG":
-            im.draft("RGB", (THUMB * 2, THUMB * 2))  # decode at a reduced scale: 4-8x faster, plenty for a thumbnail
-        im.load()
-    except ImageError:
-        raise
-    except Exception as e:  # any decoder failure on untrusted bytes means "corrupt"
-        raise ImageError(f"cannot decode image: {type(e).__name__}: {e}") from None
-    return im
-
-
 def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFeatures:
     """Decode once; size, format, the 64-bit pHash and the thumbnail. Raises :class:`ImageError` when unreadable."""
     import numpy as np
     from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as header:  # the true size, before any draft-mode reduction
-        width, height = header.size
-    im = decode(data, max_pixels)
+    # A JPEG is decoded at a reduced scale (draft mode): 4-8x faster, plenty for a thumbnail.
+    im, (width, height) = decode_untrusted(data, max_pixels, not_image="not a readable image",
+                                           draft_side=THUMB * 2)
     fmt = str(im.format)
-    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
-        rgba = im.convert("RGBA")  # transparent backgrounds: as seen, on white
-        im = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba)
-    rgb = np.asarray(im.convert("RGB").resize((THUMB, THUMB), Image.Resampling.BOX), dtype=np.uint8)
+    rgb = np.asarray(on_white(im).convert("RGB").resize((THUMB, THUMB), Image.Resampling.BOX), dtype=np.uint8)
     return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes())
 
 
