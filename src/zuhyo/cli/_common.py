@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -65,3 +66,18 @@ def make_source(path: Path | None, hf: str | None, revision: str | None, split: 
     return BenchmarkSource(path=path, hf_id=hf, revision=revision, split=split, cache_dir=cache_dir,
                            options=parse_options(options), allow_outside_paths=allow_outside_paths,
                            images_root=images_root.resolve() if images_root else None)
+
+
+SHOWN_ERRORS = 20
+"""How many failed items a command lists on the terminal (all of them are in its --json output)."""
+
+
+def print_item_errors(lines: Sequence[str], shown: int = SHOWN_ERRORS) -> None:
+    """List the first ``shown`` failed items on stderr, one line each, then how many more there are."""
+    from rich.markup import escape
+
+    for line in lines[:shown]:
+        # Paths, URLs and server messages may contain "[...]", which rich would read as markup.
+        console.print(f"  [yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
+    if len(lines) > shown:
+        console.print(f"  ... and {len(lines) - shown} more (all of them with --json)")

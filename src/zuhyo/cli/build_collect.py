@@ -10,14 +10,13 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json
+from zuhyo.cli._common import JsonOpt, console, emit_json, print_item_errors
 from zuhyo.cli.build_collect_html import html_cmd
 from zuhyo.cli.build_collect_latex import latex_cmd
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 collect_app = typer.Typer(help="Collect figures into a workspace (folder, html, latex, pdf).",
                           no_args_is_help=True)
-_SHOWN_ERRORS = 20
 
 
 @collect_app.command("folder")
@@ -44,10 +43,7 @@ def folder_cmd(
                   f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
     if report.captions_updated:
         console.print(f"  captions updated on {report.captions_updated} figures", highlight=False)
-    for item in report.error_items[:_SHOWN_ERRORS]:
-        console.print(f"  [yellow]{escape(item.file)}: {escape(item.reason)}[/]", highlight=False, soft_wrap=True)
-    if len(report.error_items) > _SHOWN_ERRORS:
-        console.print(f"  ... and {len(report.error_items) - _SHOWN_ERRORS} more (all of them with --json)")
+    print_item_errors([f"{item.file}: {item.reason}" for item in report.error_items])
     if report.unmatched_captions:
         names = ", ".join(report.unmatched_captions[:10]) + (" ..." if len(report.unmatched_captions) > 10 else "")
         console.print(f"  [yellow]{len(report.unmatched_captions)} caption rows match no file: {escape(names)}[/]",
@@ -73,15 +69,11 @@ def pdf_cmd(
     if json_out:
         emit_json(report.model_dump(mode="json"))
         return
-    from rich.markup import escape
 
     console.print(f"{len(files)} PDFs: {report.figures} figures added ({report.captioned} with a caption, "
                   f"{report.documents} new documents), {report.skipped_existing} already there, {report.skipped} "
                   f"skipped (icons, banners, frames...), {report.errors} errors", highlight=False)
-    for item in report.error_items[:_SHOWN_ERRORS]:
-        console.print(f"  [yellow]{escape(item.file)}: {escape(item.reason)}[/]", highlight=False, soft_wrap=True)
-    if len(report.error_items) > _SHOWN_ERRORS:
-        console.print(f"  ... and {len(report.error_items) - _SHOWN_ERRORS} more (all of them with --json)")
+    print_item_errors([f"{item.file}: {item.reason}" for item in report.error_items])
 
 
 @contextmanager

@@ -6,10 +6,8 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, fail
+from zuhyo.cli._common import JsonOpt, console, emit_json, fail, print_item_errors
 from zuhyo.cli.workspace import WsArg, open_workspace
-
-_SHOWN_ERRORS = 20
 
 
 def html_cmd(
@@ -54,9 +52,6 @@ def html_cmd(
                       f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
         for left in report.left_out_editions:
             console.print(f"  left out {escape(left.scope)}: {escape(left.reason)}", highlight=False, soft_wrap=True)
-        for item in report.error_items[:_SHOWN_ERRORS]:
-            console.print(f"  [yellow]{escape(item.reason)}[/]", highlight=False, soft_wrap=True)
-        if len(report.error_items) > _SHOWN_ERRORS:
-            console.print(f"  ... and {len(report.error_items) - _SHOWN_ERRORS} more (all of them with --json)")
+        print_item_errors([item.reason for item in report.error_items])
     if report.unreachable:
         fail("; ".join(f"nothing collected from {u.url}: {u.reason}" for u in report.unreachable))

@@ -8,10 +8,8 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json
+from zuhyo.cli._common import SHOWN_ERRORS, JsonOpt, console, emit_json, print_item_errors
 from zuhyo.cli.workspace import WsArg, open_workspace
-
-_SHOWN_ERRORS = 20
 
 
 def latex_cmd(
@@ -37,10 +35,7 @@ def latex_cmd(
     console.print(f"{len(report.papers)} papers, {report.figure_environments} figure environments: "
                   f"{report.figures} figures added ({report.documents} new documents), "
                   f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
-    for item in report.error_items[:_SHOWN_ERRORS]:
-        paper = item.file.split(": ", 1)[0]  # the reason names the figure or file itself
-        console.print(f"  [yellow]{escape(paper)}: {escape(item.reason)}[/]", highlight=False, soft_wrap=True)
-    if len(report.error_items) > _SHOWN_ERRORS:
-        console.print(f"  ... and {len(report.error_items) - _SHOWN_ERRORS} more (all of them with --json)")
-    for member in report.skipped_members[:_SHOWN_ERRORS]:
+    # The reason names the figure or file itself: prefix only the paper.
+    print_item_errors([f"{item.file.split(': ', 1)[0]}: {item.reason}" for item in report.error_items])
+    for member in report.skipped_members[:SHOWN_ERRORS]:
         console.print(f"  [yellow]not extracted: {escape(member)}[/]", highlight=False, soft_wrap=True)

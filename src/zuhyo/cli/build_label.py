@@ -9,14 +9,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, fail
+from zuhyo.cli._common import SHOWN_ERRORS, JsonOpt, console, emit_json, fail, print_item_errors
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 if TYPE_CHECKING:
     from zuhyo.build.labelling import LabelTask
     from zuhyo.build.workspace import Workspace
 
-_SHOWN_ERRORS = 20
 
 ModelOpt = Annotated[str | None, typer.Option("--model", help="Model spec, e.g. openai:<model>@<base_url>.")]
 ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Figures in flight.")]
@@ -70,7 +69,7 @@ def _print_common(out: dict[str, Any]) -> None:
         console.print(f"{escape(imp['file'])}: {imp['imported']} labels imported, {imp['unchanged']} already "
                       f"imported, {len(imp['errors'])} bad rows, {len(imp['unknown'])} unknown figures",
                       highlight=False)
-        for msg in (imp["errors"] + imp["unknown"])[:_SHOWN_ERRORS]:
+        for msg in (imp["errors"] + imp["unknown"])[:SHOWN_ERRORS]:
             console.print(f"  [yellow]{escape(msg)}[/]", highlight=False, soft_wrap=True)
     run = out["run"]
     if run is not None:
@@ -78,11 +77,7 @@ def _print_common(out: dict[str, Any]) -> None:
                       f"{run['skipped_existing']} already labelled, {run['dropped']} dropped figures left out, "
                       f"{run['errors']} errors ({run['reasked']} re-asked, {run['retries']} retries)",
                       highlight=False)
-        for item in run["error_items"][:_SHOWN_ERRORS]:
-            console.print(f"  [yellow]figure {item['figure_id']}: {escape(item['reason'][:300])}[/]",
-                          highlight=False, soft_wrap=True)
-        if len(run["error_items"]) > _SHOWN_ERRORS:
-            console.print(f"  ... and {len(run['error_items']) - _SHOWN_ERRORS} more (all of them with --json)")
+        print_item_errors([f"figure {item['figure_id']}: {item['reason'][:300]}" for item in run["error_items"]])
 
 
 def classify_cmd(

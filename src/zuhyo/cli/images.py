@@ -20,6 +20,7 @@ from zuhyo.cli._common import (
     console,
     emit_json,
     make_source,
+    print_item_errors,
     result_console,
 )
 
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
     from zuhyo.images.fetch import FetchEvent, ProgressCallback
 
 images_app = typer.Typer(help="Download, verify and cache benchmark images.", no_args_is_help=True)
-
-_SHOWN_ERRORS = 20
 
 
 @images_app.command("fetch")
@@ -80,11 +79,7 @@ def fetch_cmd(
                              highlight=False)
         if result.errors:
             console.print(f"  {len(result.errors)} benchmark rows could not be read (see `zuhyo bench info`)")
-        for err in report.errors[:_SHOWN_ERRORS]:
-            # URLs and server messages may contain "[...]", which rich would read as markup.
-            console.print(f"  [yellow]{escape(str(err))}[/]", highlight=False, soft_wrap=True)
-        if len(report.errors) > _SHOWN_ERRORS:
-            console.print(f"  ... and {len(report.errors) - _SHOWN_ERRORS} more (all of them with --json)")
+        print_item_errors([str(err) for err in report.errors])
     if report.failed:
         console.print(f"[bold {'red' if strict else 'yellow'}]{report.failed} of {report.items} images failed[/]"
                       + ("" if strict else "; re-run the same command to retry them"), highlight=False)
