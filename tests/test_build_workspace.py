@@ -18,7 +18,11 @@ from zuhyo.build.db import HEAD_REVISION, Database, WorkspaceError, head_revisio
 from zuhyo.build.workspace import Workspace  # noqa: E402
 
 ISSUE_10_TABLES = {"sources", "documents", "figures", "decisions", "item_errors", "stage_runs", "alembic_version",
-                   "figure_labels"}
+                   "figure_labels",
+                   # migration 0004: questions and the annotation workflow
+                   "abstract_votes", "abstract_outcomes", "qa_items", "qa_model_answers", "qa_flags", "users",
+                   "assignments", "submissions", "verifications", "reviews", "error_samples", "error_tags",
+                   "actions"}
 
 
 def assert_tables_match_models(db: Database) -> None:

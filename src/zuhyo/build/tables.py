@@ -200,3 +200,7 @@ class FigureLabelRow(Base):
     """The model's reply as it came (or the CSV row), for audit."""
     run_id: Mapped[int | None] = mapped_column(ForeignKey("stage_runs.id"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# The QA and annotation tables live in their own module; importing it registers them on Base.metadata.
+from zuhyo.build import qa_tables as _qa_tables  # noqa: E402,F401
