@@ -1,41 +1,252 @@
-"""Expert review rounds (DomainCQA §3.3 and §4.3): two randomly drawn experts judge each drafted QA item Valid or
-Flawed; agreement decides, disagreement adds a round with another expert until consensus; every round is kept."""
+"""Expert review rounds (DomainCQA §3.3 and §4.3): each drafted QA item is judged Valid or Flawed by two distinct,
+randomly drawn experts; agreement decides (both Valid → accepted, both Flawed → revise or discard), a disagreement
+adds a round with another expert until consensus (``WorkflowConfig.consensus_margin``); every round is kept in
+``reviews``.
+
+Rounds per item are counted in ``qa_items.meta``: ``review_round`` (the current round) and ``review_start`` (the
+first round of the current revision: a revised item is reviewed afresh, by two experts again, and only ratings of
+its current revision count towards consensus).
+"""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from zuhyo.annotate.workflow import ReviewTask, SubmitResult, WorkflowConfig
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from zuhyo.annotate.assign_base import (
+    acknowledge,
+    aware,
+    current_open,
+    expire_stale,
+    figure_view,
+    lock_handout,
+    new_assignment,
+    open_flags,
+    own_open_assignment,
+    qa_item,
+    replay,
+    set_assignment,
+    transact,
+)
+from zuhyo.annotate.users import require
+from zuhyo.annotate.workflow import ReviewTask, SubmitResult, WorkflowConfig, WorkflowError
 from zuhyo.build.db import Database
+from zuhyo.build.qa_items import update_qa_item
+from zuhyo.build.qa_tables import AssignmentRow, QAItemRow, ReviewRow, UserRow
+from zuhyo.build.tables import utcnow
 
 DEFAULT_CONFIG = WorkflowConfig()
+RATINGS = ("valid", "flawed")
+
+
+def _rounds(item: QAItemRow) -> tuple[int, int]:
+    meta = item.meta or {}
+    current = int(meta.get("review_round", 1))
+    return current, int(meta.get("review_start", current))
+
+
+def _slots(item: QAItemRow, config: WorkflowConfig) -> int:
+    current, start = _rounds(item)
+    return config.first_round_reviewers if current == start else 1
+
+
+def _candidates(s: Session, ids: list[int] | None = None) -> list[QAItemRow]:
+    """Drafted items not yet in review, and items in review."""
+    query = select(QAItemRow).where(or_(QAItemRow.status == "reviewing",
+                                        (QAItemRow.status == "draft") & (QAItemRow.origin == "draft")))
+    if ids is not None:
+        query = query.where(QAItemRow.id.in_(ids))
+    return list(s.scalars(query.order_by(QAItemRow.id)))
+
+
+def _free_slots(s: Session, item: QAItemRow, config: WorkflowConfig) -> list[int]:
+    current, _ = _rounds(item)
+    taken = set(s.scalars(select(AssignmentRow.slot).where(
+        AssignmentRow.step == "review", AssignmentRow.target_key == f"qa/{item.id}", AssignmentRow.round == current,
+        AssignmentRow.status.in_(("open", "submitted")))))
+    return [slot for slot in range(_slots(item, config)) if slot not in taken]
+
+
+def _excluded(s: Session, item: QAItemRow) -> set[int]:
+    """Experts who may not take this item now: its author, and whoever rated, holds, or skipped it since its
+    current revision's first round (so a later round always gets *another* expert)."""
+    _, start = _rounds(item)
+    out = {u for u, in s.execute(select(AssignmentRow.user_id).where(
+        AssignmentRow.step == "review", AssignmentRow.target_key == f"qa/{item.id}", AssignmentRow.round >= start,
+        AssignmentRow.status.in_(("open", "submitted", "skipped"))))}
+    out |= {u for u, in s.execute(select(ReviewRow.user_id).where(ReviewRow.qa_item_id == item.id,
+                                                                  ReviewRow.item_revision == item.revision))}
+    if item.author_id is not None:
+        out.add(item.author_id)
+    return out
+
+
+def _assign(s: Session, item: QAItemRow, expert: UserRow, slot: int, config: WorkflowConfig) -> AssignmentRow:
+    now = utcnow()
+    if item.status == "draft":
+        meta = {**(item.meta or {}), "flow": "review", "review_round": 1, "review_start": 1}
+        update_qa_item(s, item, actor=expert.name, user_id=expert.id, action="review_start", status="reviewing",
+                       meta=meta)
+    current, _ = _rounds(item)
+    return new_assignment(s, step="review", target_key=f"qa/{item.id}", user=expert, now=now,
+                          ttl_s=config.assignment_ttl.total_seconds(), round_=current, slot=slot,
+                          figure_id=item.figure_id, qa_item_id=item.id, meta={"item_revision": item.revision})
+
+
+def _experts(s: Session) -> list[UserRow]:
+    return [u for u in s.scalars(select(UserRow).where(UserRow.active.is_(True)).order_by(UserRow.id))
+            if "expert" in (u.roles or [])]
 
 
 def assign_reviews(db: Database, rng: random.Random, *, config: WorkflowConfig = DEFAULT_CONFIG,
-                   qa_item_ids: list[int] | None = None, actor: str = "zuhyo review") -> int:
-    """Draw experts at random (``rng``, seed it for a reproducible draw) for every drafted item that needs
-    reviewers in its current round (two distinct experts in the first round, one more after a disagreement),
-    never its author nor an expert who already rated it; returns how many assignments were made."""
-    raise NotImplementedError
+                   qa_item_ids: list[int] | None = None) -> int:
+    """Draw experts at random (``rng``; seed it for a reproducible draw) for every drafted item that needs
+    reviewers in its current round — two distinct experts in a first round, one more after a disagreement —
+    never its author nor an expert who already rated or holds it; returns how many assignments were made.
+    Items for which too few experts are left keep their free slots (see :func:`zuhyo.annotate.dashboard`)."""
+
+    def work(s: Session) -> int:
+        lock_handout(s, "review")
+        expire_stale(s, utcnow())
+        experts = _experts(s)
+        made = 0
+        for item in _candidates(s, qa_item_ids):
+            for slot in _free_slots(s, item, config):
+                excluded = _excluded(s, item)
+                pool = [u for u in experts if u.id not in excluded]
+                if not pool:
+                    break
+                _assign(s, item, rng.choice(pool), slot, config)
+                made += 1
+        return made
+
+    return transact(db, work)
+
+
+def _review_task(s: Session, row: AssignmentRow) -> ReviewTask:
+    assert row.qa_item_id is not None
+    item = qa_item(s, row.qa_item_id)
+    return ReviewTask(assignment_id=row.id, qa_item_id=item.id, round=row.round, figure=figure_view(s, item.figure_id),
+                      question=item.question, answer=item.answer, category=item.category, aspect=item.aspect,
+                      expires_at=aware(row.expires_at), flags=open_flags(s, [item.id]))
 
 
 def next_review_task(db: Database, user_id: int, rng: random.Random | None = None, *,
                      config: WorkflowConfig = DEFAULT_CONFIG) -> ReviewTask | None:
-    """The expert's open review assignment; when there is none and ``rng`` is given, a new one on an item (drawn
-    at random) that needs a reviewer this expert has not been; else None."""
-    raise NotImplementedError
+    """The expert's open review assignment (the oldest); when there is none and ``rng`` is given, a new one on
+    an item drawn at random among those that need a reviewer this expert has not been; else None."""
+
+    def work(s: Session) -> ReviewTask | None:
+        user = require(s, user_id, "expert")
+        lock_handout(s, "review")
+        expire_stale(s, utcnow())
+        held = current_open(s, user.id, "review")
+        if held is not None:
+            return _review_task(s, held)
+        if rng is None:
+            return None
+        open_items = [(item, slots) for item in _candidates(s) if (slots := _free_slots(s, item, config))
+                      and user.id not in _excluded(s, item)]
+        if not open_items:
+            return None
+        item, slots = rng.choice(open_items)
+        return _review_task(s, _assign(s, item, user, slots[0], config))
+
+    return transact(db, work)
+
+
+def _decide(s: Session, item: QAItemRow, config: WorkflowConfig) -> tuple[str, str | None]:
+    """After a round completes: (outcome, reason) from the ratings of the current revision."""
+    _, start = _rounds(item)
+    ratings = list(s.scalars(select(ReviewRow.rating).where(ReviewRow.qa_item_id == item.id,
+                                                            ReviewRow.item_revision == item.revision,
+                                                            ReviewRow.round >= start)))
+    valid, flawed = ratings.count("valid"), ratings.count("flawed")
+    lead = max(valid, flawed)
+    if lead >= 2 and abs(valid - flawed) >= config.consensus_margin:
+        if valid > flawed:
+            return "accepted", None
+        return "revise", f"experts rated it flawed ({flawed} of {len(ratings)})"
+    return "next_round", None
 
 
 def submit_review(db: Database, user_id: int, assignment_id: int, rating: str, submit_key: str,
                   comment: str | None = None, correction: dict[str, str] | None = None, *,
                   config: WorkflowConfig = DEFAULT_CONFIG) -> SubmitResult:
-    """Record a Valid / Flawed rating; when the round completes: consensus valid → accepted, consensus flawed →
-    revise, disagreement → next round (``reviewing``)."""
-    raise NotImplementedError
+    """Record a Valid / Flawed rating (with a comment and an optional corrected question/answer). When the
+    round's last rating is in: consensus Valid → ``accepted``; consensus Flawed → ``revise`` (an admin revises or
+    discards it); disagreement → the next round, with another expert (``reviewing``)."""
+    rating = (rating or "").strip().lower()
+    if rating not in RATINGS:
+        raise WorkflowError(f"rating must be valid or flawed (got {rating!r})")
+    fix: dict[str, str] | None = None
+    if correction:
+        unknown = set(correction) - {"question", "answer"}
+        if unknown:
+            raise WorkflowError(f"a correction has only question and answer (got {', '.join(sorted(unknown))})")
+        fix = {k: v.strip() for k, v in correction.items() if v and v.strip()} or None
+
+    def work(s: Session) -> SubmitResult:
+        user = require(s, user_id, "expert")
+        done = replay(s, submit_key, user.id)
+        if done is not None:
+            return done
+        row = own_open_assignment(s, user, assignment_id, "review")
+        assert row.qa_item_id is not None
+        item = qa_item(s, row.qa_item_id)
+        current, _ = _rounds(item)
+        if item.status != "reviewing" or row.round != current:
+            raise WorkflowError(f"QA item {item.id} is no longer in review round {row.round}")
+        s.add(ReviewRow(qa_item_id=item.id, round=row.round, item_revision=item.revision, user_id=user.id,
+                        rating=rating, comment=(comment or "").strip() or None, correction=fix,
+                        meta={"assignment_id": row.id}, created_at=utcnow()))
+        set_assignment(s, row, "submitted", actor=user.name, user_id=user.id)
+        s.flush()
+        submitted = s.scalars(select(AssignmentRow.id).where(
+            AssignmentRow.step == "review", AssignmentRow.target_key == f"qa/{item.id}",
+            AssignmentRow.round == current, AssignmentRow.status == "submitted")).all()
+        outcome = "reviewing"
+        if len(submitted) >= _slots(item, config):
+            outcome, reason = _decide(s, item, config)
+            if outcome == "next_round":
+                update_qa_item(s, item, actor=user.name, user_id=user.id, action="review_next_round",
+                               meta={**(item.meta or {}), "review_round": current + 1})
+            else:
+                update_qa_item(s, item, actor=user.name, user_id=user.id, action=f"review_{outcome}",
+                               status=outcome, reason=reason)
+        return acknowledge(s, user, SubmitResult(key=submit_key, step="review", outcome=outcome,
+                                                 assignment_id=row.id, qa_item_id=item.id, item_status=item.status,
+                                                 verdict=rating))
+
+    return transact(db, work)
 
 
 def review_alpha(db: Database) -> dict[str, Any]:
-    """Krippendorff's α (nominal) of the expert ratings: ``{"overall": {...}, "rounds": {round: {...}}}``, each
-    ``{"alpha", "coders", "units", "ratings"}`` (alpha None when undefined)."""
-    raise NotImplementedError
+    """Krippendorff's α (nominal) of the expert ratings (DomainCQA §4.3 reports it for its expert studies):
+    ``{"overall": {...}, "rounds": {round: {...}}}``, each ``{"alpha", "coders", "units", "ratings"}``.
+
+    Overall, a unit is one revision of an item and its coders every expert who rated it in any round; per round,
+    only that round's ratings (a later round has one rating per item, so its α is None: nothing to pair).
+    """
+    from zuhyo.build.agreement import krippendorff_alpha
+
+    with db.read() as s:
+        rows = list(s.execute(select(ReviewRow.qa_item_id, ReviewRow.item_revision, ReviewRow.round,
+                                     ReviewRow.user_id, ReviewRow.rating)))
+
+    def summary(selected: list[Any]) -> dict[str, Any]:
+        units = sorted({(r.qa_item_id, r.item_revision) for r in selected})
+        coders = sorted({r.user_id for r in selected})
+        col = {u: i for i, u in enumerate(units)}
+        line = {c: i for i, c in enumerate(coders)}
+        matrix: list[list[float | None]] = [[None] * len(units) for _ in coders]
+        for r in selected:
+            matrix[line[r.user_id]][col[(r.qa_item_id, r.item_revision)]] = 1.0 if r.rating == "valid" else 0.0
+        return {"alpha": krippendorff_alpha(matrix, "nominal"), "coders": len(coders), "units": len(units),
+                "ratings": len(selected)}
+
+    return {"overall": summary(rows),
+            "rounds": {rnd: summary([r for r in rows if r.round == rnd]) for rnd in sorted({r.round for r in rows})}}

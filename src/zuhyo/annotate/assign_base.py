@@ -1,0 +1,170 @@
+"""What every workflow transaction shares: idempotent submit keys, the hand-out lock, expiry of stale
+assignments, ownership checks and the views of figures and flags."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from zuhyo.annotate.workflow import Conflict, FigureView, FlagView, NotAllowed, NotFound, SubmitResult, WorkflowError
+from zuhyo.build.db import Database
+from zuhyo.build.qa_items import log_action, update_qa_item
+from zuhyo.build.qa_tables import AssignmentRow, QAFlag, QAItemRow, SubmissionRow, UserRow
+from zuhyo.build.tables import Document, FigureRow, Source, utcnow
+
+T = TypeVar("T")
+#: Whole-transaction retries when a concurrent writer wins a unique-constraint race (PostgreSQL).
+ATTEMPTS = 12
+#: PostgreSQL advisory lock serialising hand-outs per step (as SQLite's BEGIN IMMEDIATE serialises all writes).
+_PG_HANDOUT_LOCK = 7_240_612
+_STEP_LOCK = {"author": 1, "verify": 2, "review": 3, "error": 4}
+MAX_KEY_CHARS = 100
+
+
+def transact(db: Database, work: Callable[[Session], T]) -> T:
+    """``work`` in one write transaction, re-run from scratch when it lost a unique-constraint race."""
+    return db.write_retrying(work, attempts=ATTEMPTS)
+
+
+def lock_handout(s: Session, step: str) -> None:
+    """Serialise hand-outs of ``step`` on PostgreSQL (a transaction-scoped advisory lock); SQLite's
+    ``BEGIN IMMEDIATE`` already holds the database's write lock."""
+    if s.get_bind().dialect.name == "postgresql":
+        s.connection().exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_HANDOUT_LOCK}, {_STEP_LOCK[step]})")
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """Timestamps come back from SQLite without their zone; they were written in UTC."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+def check_key(key: str) -> None:
+    if not key or len(key) > MAX_KEY_CHARS:
+        raise WorkflowError(f"submit key must be 1 to {MAX_KEY_CHARS} characters (got {len(key or '')})")
+
+
+def replay(s: Session, key: str, user_id: int) -> SubmitResult | None:
+    """The stored result of an earlier submission with ``key`` (a retry), or None for a new key."""
+    check_key(key)
+    row = s.scalars(select(SubmissionRow).where(SubmissionRow.key == key)).one_or_none()
+    if row is None:
+        return None
+    if row.user_id != user_id:
+        raise Conflict(f"submit key {key!r} was already used by another user")
+    return SubmitResult.from_json(dict(row.result), replayed=True)
+
+
+def acknowledge(s: Session, user: UserRow, result: SubmitResult) -> SubmitResult:
+    """Store the result under its key: from now on a retry is answered with it."""
+    s.add(SubmissionRow(key=result.key, user_id=user.id, step=result.step, assignment_id=result.assignment_id,
+                        result=result.to_json(), created_at=utcnow()))
+    s.flush()
+    return result
+
+
+def expire_stale(s: Session, now: datetime) -> int:
+    """Release open assignments past their expiry; an item waiting on an expired verification goes back to
+    ``authored``. Returns how many were released."""
+    stale = list(s.scalars(select(AssignmentRow).where(AssignmentRow.status == "open",
+                                                       AssignmentRow.expires_at.is_not(None),
+                                                       AssignmentRow.expires_at < now)))
+    for row in stale:
+        set_assignment(s, row, "released", actor="zuhyo expiry", user_id=None, reason="expired")
+        if row.step == "verify" and row.qa_item_id is not None:
+            item = s.get(QAItemRow, row.qa_item_id)
+            if item is not None and item.status == "verifying":
+                update_qa_item(s, item, actor="zuhyo expiry", action="verify_expired", status="authored")
+    return len(stale)
+
+
+def set_assignment(s: Session, row: AssignmentRow, status: str, *, actor: str, user_id: int | None,
+                   reason: str | None = None) -> None:
+    """Move an assignment to ``status`` (logged with before and after)."""
+    before = {"status": row.status}
+    row.status = status
+    row.finished_at = utcnow()
+    if reason is not None:
+        row.meta = {**(row.meta or {}), "reason": reason}
+    after: dict[str, Any] = {"status": status}
+    if reason is not None:
+        after["reason"] = reason
+    log_action(s, actor=actor, user_id=user_id, action=f"assignment_{status}", target_type="assignment",
+               target_id=row.id, before=before, after=after)
+
+
+def own_open_assignment(s: Session, user: UserRow, assignment_id: int, step: str | None = None) -> AssignmentRow:
+    """The user's open assignment ``assignment_id``, else NotFound / NotAllowed / Conflict."""
+    row = s.get(AssignmentRow, assignment_id)
+    if row is None or (step is not None and row.step != step):
+        raise NotFound(f"assignment {assignment_id}: no such {step or ''} assignment".replace("  ", " "))
+    if row.user_id != user.id:
+        raise NotAllowed(f"assignment {assignment_id} belongs to another user")
+    if row.status != "open":
+        raise Conflict(f"assignment {assignment_id} is {row.status}, no longer open")
+    return row
+
+
+def current_open(s: Session, user_id: int, step: str) -> AssignmentRow | None:
+    """The user's open assignment of ``step`` (the oldest), if any."""
+    return s.scalars(select(AssignmentRow).where(AssignmentRow.user_id == user_id, AssignmentRow.step == step,
+                                                 AssignmentRow.status == "open")
+                     .order_by(AssignmentRow.id).limit(1)).one_or_none()
+
+
+def new_assignment(s: Session, *, step: str, target_key: str, user: UserRow, now: datetime, ttl_s: float,
+                   round_: int = 1, slot: int = 0, figure_id: int | None = None, qa_item_id: int | None = None,
+                   meta: dict[str, Any] | None = None) -> AssignmentRow:
+    """Insert a live assignment (the partial unique index refuses a second live one for the same work)."""
+    from datetime import timedelta
+
+    row = AssignmentRow(step=step, target_key=target_key, figure_id=figure_id, qa_item_id=qa_item_id, round=round_,
+                        slot=slot, user_id=user.id, status="open", meta=dict(meta or {}), created_at=now,
+                        expires_at=now + timedelta(seconds=ttl_s))
+    s.add(row)
+    s.flush()
+    log_action(s, actor=user.name, user_id=user.id, action="assignment_open", target_type="assignment",
+               target_id=row.id, after={"step": step, "target": target_key, "round": round_, "slot": slot})
+    return row
+
+
+def figure_view(s: Session, figure_id: int, *, blind: bool = False) -> FigureView:
+    """The figure as a person sees it; ``blind`` leaves out caption, context and page (blind verification)."""
+    fig = s.get(FigureRow, figure_id)
+    if fig is None:
+        raise NotFound(f"figure {figure_id}: no such figure")
+    if blind:
+        return FigureView(figure_id=fig.id, sha256=fig.sha256, mime=fig.mime, width=fig.width, height=fig.height)
+    doc = s.get(Document, fig.document_id)
+    src = s.get(Source, doc.source_id) if doc is not None else None
+    return FigureView(figure_id=fig.id, sha256=fig.sha256, mime=fig.mime, width=fig.width, height=fig.height,
+                      caption=fig.caption, context=list(fig.context or []), page_url=fig.page_url,
+                      source=(src.title or src.locator) if src is not None else None)
+
+
+def open_flags(s: Session, qa_item_ids: Iterable[int]) -> list[FlagView]:
+    ids = list(qa_item_ids)
+    if not ids:
+        return []
+    rows = s.scalars(select(QAFlag).where(QAFlag.qa_item_id.in_(ids), QAFlag.status == "open").order_by(QAFlag.id))
+    return [FlagView(flag_id=r.id, qa_item_id=r.qa_item_id, kind=r.kind, detail=r.detail,
+                     evidence=dict(r.evidence or {})) for r in rows]
+
+
+def qa_item(s: Session, qa_item_id: int) -> QAItemRow:
+    row = s.get(QAItemRow, qa_item_id)
+    if row is None:
+        raise NotFound(f"QA item {qa_item_id}: no such item")
+    return row
+
+
+def non_empty(value: str, what: str) -> str:
+    text = (value or "").strip()
+    if not text:
+        raise WorkflowError(f"{what} must not be empty")
+    return text
