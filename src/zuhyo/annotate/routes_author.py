@@ -1,0 +1,78 @@
+"""Authoring (HakushoBench §3.2): one question, one short answer and difficulty flags per image, or a skip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from zuhyo.annotate.routes_pages import outcome_flash
+from zuhyo.annotate.web_context import (
+    app_state,
+    checked_form,
+    field_int,
+    field_list,
+    field_text,
+    redirect,
+    render,
+    require_role,
+    submit_key,
+)
+from zuhyo.annotate.workflow import WorkflowError
+
+router = APIRouter()
+
+#: Skip reasons offered on the page (their labels are ``skip_reason.<key>`` in the catalogue).
+SKIP_REASONS = ("not_chart", "unreadable", "too_simple", "duplicate", "other")
+
+
+def _page(request: Request, status_code: int = 200, error: str | None = None,
+          values: dict[str, Any] | None = None) -> Response:
+    from zuhyo.annotate.assign import next_author_task
+
+    user = require_role(request, "annotator")
+    task = next_author_task(app_state(request).ws.db, user.id)
+    if task is None:
+        return render(request, "no_task.html", title_key="author.title")
+    return render(request, "author.html", status_code=status_code, task=task, skip_reasons=SKIP_REASONS,
+                  error=error, values=values or {}, flash=outcome_flash(request), flash_kind="ok")
+
+
+@router.get("/author")
+def author_page(request: Request) -> Response:
+    return _page(request)
+
+
+@router.post("/author")
+async def author_submit(request: Request) -> Response:
+    from zuhyo.annotate.assign import submit_authored
+
+    user = require_role(request, "annotator")
+    form = await checked_form(request)
+    question, answer = field_text(form, "question"), field_text(form, "answer", 1000)
+    difficulty, draft = field_list(form, "difficulty"), field_text(form, "from_draft_id", 20)
+    values: dict[str, Any] = {"question": question, "answer": answer, "difficulty": difficulty,
+                              "from_draft_id": draft}
+    try:
+        result = submit_authored(app_state(request).ws.db, user.id, field_int(form, "assignment_id"),
+                                 question, answer, difficulty, submit_key(form),
+                                 from_draft_id=int(draft) if draft.isdigit() else None)
+    except WorkflowError as e:
+        if type(e) is not WorkflowError:
+            raise  # NotAllowed / NotFound / Conflict: the error page
+        return _page(request, status_code=400, error=str(e), values=values)  # keep what they typed
+    return redirect(f"/author?done={result.outcome}")
+
+
+@router.post("/author/skip")
+async def author_skip(request: Request) -> Response:
+    from zuhyo.annotate.assign import skip_task
+
+    user = require_role(request, "annotator")
+    form = await checked_form(request)
+    reason = field_text(form, "reason", 40)
+    note = field_text(form, "note", 1000)
+    result = skip_task(app_state(request).ws.db, user.id, field_int(form, "assignment_id"),
+                       f"{reason}: {note}" if note else reason, submit_key(form))
+    return redirect(f"/author?done={result.outcome}")

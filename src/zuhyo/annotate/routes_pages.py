@@ -1,0 +1,52 @@
+"""Home (my tasks per role) and the images of the workspace's content-addressed store."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse, Response
+
+from zuhyo.annotate.web_context import app_state, render, require_user, translator
+
+router = APIRouter()
+
+_SHA = re.compile(r"[0-9a-f]{64}")
+
+
+def outcome_flash(request: Request) -> str | None:
+    """The message for ``?done=<outcome>`` after a submission (only outcomes in the catalogue are shown)."""
+    done = request.query_params.get("done")
+    t = translator(request)
+    if done and t.has(f"outcome.{done}"):
+        return t("home.done_message", outcome=t(f"outcome.{done}"))
+    return None
+
+
+@router.get("/")
+def home(request: Request) -> Response:
+    from zuhyo.annotate.assign import list_revisions
+
+    user = require_user(request)
+    revisions = len(list_revisions(app_state(request).ws.db, user.id)) if (
+        user.has("annotator") or user.has("admin")) else 0
+    return render(request, "home.html", revisions=revisions, flash=outcome_flash(request), flash_kind="ok")
+
+
+@router.get("/images/{sha}")
+def image(request: Request, sha: str) -> Response:
+    """An image by its SHA-256, with the content type of its bytes (signed-in users only)."""
+    from zuhyo.images.store import sniff_image_type
+
+    require_user(request)
+    if not _SHA.fullmatch(sha):
+        raise HTTPException(status_code=404, detail="Not Found")
+    path = app_state(request).ws.images.path_for(sha)
+    if path is None:
+        raise HTTPException(status_code=404, detail="Not Found")
+    with path.open("rb") as f:
+        kind = sniff_image_type(f.read(16))
+    if kind is None:
+        raise HTTPException(status_code=404, detail="Not Found")
+    return FileResponse(path, media_type=kind[1],
+                        headers={"Cache-Control": "private, max-age=86400, immutable"})

@@ -1,0 +1,65 @@
+"""`zuhyo serve`: the annotation web app over a workspace (authoring, blind verification, expert review, error
+analysis, dashboard)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from zuhyo.cli._common import console, fail
+from zuhyo.cli.workspace import WsArg, open_workspace
+
+
+def serve_cmd(
+    ws: WsArg,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on (0.0.0.0 for a team's LAN; put HTTPS "
+                                                     "in front and pass --secure-cookies).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+    runs: Annotated[Path | None, typer.Option("--runs", help="Run set folder (`zuhyo eval --out`) whose wrong "
+                                                             "answers are loaded for error analysis.")] = None,
+    runs_model: Annotated[str | None, typer.Option("--runs-model", help="The model of --runs whose wrong answers "
+                                                                        "are sampled.")] = None,
+    runs_sample: Annotated[int, typer.Option("--runs-sample", help="How many wrong answers to sample from "
+                                                                   "--runs.")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of the --runs sample.")] = 0,
+    judge: Annotated[str, typer.Option("--judge", help="Judge matching an author's and a verifier's answers: rules "
+                                                       "or cascade:<model spec>.")] = "rules",
+    secure_cookies: Annotated[bool, typer.Option("--secure-cookies", help="Mark the session cookie Secure (when "
+                                                                          "served over HTTPS).")] = False,
+) -> None:
+    """Serve the annotation web app on a workspace until interrupted (Ctrl+C); GET /healthz answers {"ok": true}.
+
+    Add people first with `zuhyo users add`. The session secret is made in the workspace on the first serve.
+    """
+    from importlib.util import find_spec
+
+    for name in ("fastapi", "uvicorn", "argon2", "multipart", "itsdangerous"):
+        if find_spec(name) is None:
+            fail(f"the annotation app needs the [web] extra: pip install 'zuhyo[web]' ({name} is missing)")
+    if runs is not None and runs_model is None:
+        fail("--runs needs --runs-model: the model whose wrong answers are analysed")
+    workspace = open_workspace(ws)
+    import uvicorn
+
+    from zuhyo.annotate.app import create_app
+    from zuhyo.annotate.web_context import AppSettings
+
+    if runs is not None and runs_model is not None:
+        from zuhyo.annotate.errors_analysis import import_error_samples
+
+        loaded = import_error_samples(workspace.db, runs, runs_model, runs_sample, seed)
+        console.print(f"error analysis: {loaded['imported']} new of {loaded['wrong']} wrong answers of "
+                      f"{runs_model} in {runs} ({loaded['existing']} already loaded)", highlight=False)
+    app = create_app(workspace, AppSettings(runs_dir=runs, judge=judge, secure_cookies=secure_cookies))
+    console.print(f"zuhyo annotate on http://{host}:{port}/ (workspace {ws}, {workspace.db.backend})",
+                  highlight=False)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+    finally:
+        workspace.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve_cmd)
