@@ -139,6 +139,9 @@ def progress_reporter(enabled: bool = True) -> RichProgress | PlainProgress:
     return RichProgress(enabled) if console.is_terminal else PlainProgress(enabled)
 
 
+JudgeRepeatOpt = Annotated[str, typer.Option(
+    "--judge-repeat", help="shared (identical replies share one verdict across runs; cheaper) | per-run (each "
+                           "run's replies judged anew, as HakushoBench §5.1).")]
 AnswerCleaningOpt = Annotated[str, typer.Option(
     "--answer-cleaning", help="How the scored answer is read from a reply: faithful (what each benchmark's "
                               "official scorer sees) | lenient (also strip Markdown, $, quotes, more answer "
@@ -175,7 +178,8 @@ def print_summary_table(summary: dict[str, Any], json_out: bool = False) -> None
             console.print(f"  [yellow]{ex}[/]", highlight=False)
     sc = summary.get("scoring") or {}
     if sc:
-        to.print(f"judging ({sc.get('judge')}): {sc.get('judged', 0)} judged, {sc.get('reused', 0)} reused, "
+        to.print(f"judging ({sc.get('judge')}, {sc.get('judge_repeat', 'shared')}): {sc.get('judged', 0)} judged, "
+                 f"{sc.get('reused', 0)} reused, "
                  f"{sc.get('cache_hits', 0)} cache hits, {sc.get('judge_errors', 0)} judge errors; "
                  f"decided by {sc.get('decided_by', {})}")
     warn_low_coverage(summary)
@@ -241,7 +245,8 @@ def register(app: typer.Typer) -> None:
     def eval_cmd(
         bench: Annotated[list[str], typer.Option("--bench", help="Benchmark name (repeatable; see `zuhyo list`).")],
         model: Annotated[list[str], typer.Option("--model", help="Model spec: openai:<model>@<base_url> | "
-                                                 "hf:<local path> | ocr (repeatable).")],
+                                                 "hf:<local path> | ocr | preset:<name>[@<base_url>] (see "
+                                                 "`zuhyo list`; repeatable).")],
         out: Annotated[Path, typer.Option("--out", help="Run-set directory (created; re-running resumes).")],
         path: PathOpt = None, hf: HfOpt = None, revision: RevisionOpt = None, split: SplitOpt = None,
         cache_dir: CacheDirOpt = None, option: OptionOpt = None,
@@ -273,6 +278,18 @@ def register(app: typer.Typer) -> None:
                                                                "(repeatable).")] = None,
         extra_body: Annotated[list[str] | None, typer.Option("--extra-body", help="key=value passed to the "
                                                              "provider (JSON values allowed).")] = None,
+        gen_for: Annotated[list[str] | None, typer.Option("--gen-for", help="STYLE:key=value — a setting for one "
+                                                          "prompt style (or all): temperature, max_tokens, seed "
+                                                          "(value omit: left out of the request) or an extra-body "
+                                                          "key (repeatable).")] = None,
+        extra_body_for: Annotated[list[str] | None, typer.Option("--extra-body-for", help="STYLE:key=value — an "
+                                                                 "extra-body key for one prompt style (or all), "
+                                                                 "e.g. cot:reasoning_effort=medium (repeatable)."
+                                                                 )] = None,
+        run_config: Annotated[Path | None, typer.Option("--config", help="Run config TOML: [generation] and "
+                                                        "[prompts.<style>] tables of settings (the flags above "
+                                                        "win).")] = None,
+        judge_repeat: JudgeRepeatOpt = "shared",
         strict: StrictOpt = False, json_out: JsonOpt = False,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
     ) -> None:
@@ -281,6 +298,7 @@ def register(app: typer.Typer) -> None:
 
         from zuhyo.evaluate.config import BenchmarkSpec, EvalConfig, RetryPolicy
         from zuhyo.evaluate.prompting import PROMPT_STYLES
+        from zuhyo.evaluate.run_settings import check_judge_repeat, combine, load_run_config, parse_prompt_settings
         from zuhyo.evaluate.session import run_eval
         from zuhyo.models.base import GenerationConfig
 
@@ -299,6 +317,9 @@ def register(app: typer.Typer) -> None:
                 extra[k] = _json.loads(v)
             except ValueError:
                 extra[k] = v
+        prompt_settings = combine(load_run_config(run_config) if run_config else {},
+                                  parse_prompt_settings(gen_for or [], "--gen-for", extra_only=False),
+                                  parse_prompt_settings(extra_body_for or [], "--extra-body-for", extra_only=True))
         config = EvalConfig(
             benchmarks=tuple(BenchmarkSpec(b, source) for b in bench), models=tuple(model), out=out,
             prompts=styles, runs=runs, concurrency=concurrency,
@@ -307,7 +328,7 @@ def register(app: typer.Typer) -> None:
             retry=RetryPolicy(max_retries=retries, base_delay_s=retry_base), timeout_s=timeout,
             endpoints=tuple(endpoint or ()), api_key=_resolve_api_key(api_key_env),
             max_image_pixels=max_image_pixels, model_options=parse_options(model_option), images_dir=images,
-            strict=strict,
+            strict=strict, prompt_settings=prompt_settings, judge_repeat=check_judge_repeat(judge_repeat),
         )
         _note_default_endpoints(model)
         summary = run_eval(config, progress_reporter(enabled=not quiet))
@@ -327,6 +348,7 @@ def register(app: typer.Typer) -> None:
         concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 16,
         api_key_env: Annotated[str, typer.Option("--api-key-env")] = "OPENAI_API_KEY",
         answer_cleaning: AnswerCleaningOpt = "faithful",
+        judge_repeat: JudgeRepeatOpt = "shared",
         json_out: JsonOpt = False,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
     ) -> None:
@@ -334,7 +356,8 @@ def register(app: typer.Typer) -> None:
         from zuhyo.evaluate.session import rescore
 
         summary = rescore(out, judge, concurrency=concurrency, api_key=_resolve_api_key(api_key_env),
-                          reporter=progress_reporter(enabled=not quiet), answer_cleaning=answer_cleaning)
+                          reporter=progress_reporter(enabled=not quiet), answer_cleaning=answer_cleaning,
+                          judge_repeat=judge_repeat)
         print_summary_table(summary, json_out)
         report_problems(summary)
         if json_out:

@@ -26,13 +26,17 @@ def registries() -> dict[str, list[tuple[str, str]]]:
         ensure()
     regs: dict[str, Registry[Any]] = {"benchmarks": BENCHMARKS, "model backends": MODEL_BACKENDS, "judges": JUDGES,
                                       "metrics": METRICS, "embedders": EMBEDDERS}
-    return {kind: [(e.name, e.description) for e in reg] for kind, reg in regs.items()}
+    from zuhyo.models.presets import load_presets
+
+    out = {kind: [(e.name, e.description) for e in reg] for kind, reg in regs.items()}
+    out["model presets"] = [(f"preset:{p.name}", p.describe()) for p in load_presets().values()]
+    return out
 
 
 def register(app: typer.Typer) -> None:
     @app.command("list")
     def list_cmd(json_out: JsonOpt = False) -> None:
-        """List registered benchmarks, model backends, judges and metrics."""
+        """List registered benchmarks, model backends, model presets, judges and metrics."""
         regs = registries()
         if json_out:
             emit_json({k.replace(" ", "_"): [{"name": n, "description": d} for n, d in v] for k, v in regs.items()})

@@ -10,6 +10,7 @@ from typing import Any
 
 from zuhyo.benchmarks.base import BenchmarkSource
 from zuhyo.models.base import GenerationConfig
+from zuhyo.models.generation import ALL_PROMPTS, Overrides
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,26 @@ class EvalConfig:
     images_dir: Path | None = None
     """Cache folder of `zuhyo images fetch` for URL-only benchmarks."""
     strict: bool = False
+    prompt_settings: dict[str, Overrides] = field(default_factory=dict)
+    """Generation overrides for every model: ``*`` (all prompt styles) and per style (``--gen-for``,
+    ``--extra-body-for``, ``--config``); they win over a preset's."""
+    model_settings: dict[str, dict[str, Overrides]] = field(default_factory=dict)
+    """Per model spec, a preset's overrides (``*`` and per style)."""
+    model_api_keys: dict[str, str] = field(default_factory=dict)
+    """Per model spec, the key a preset named (never written to run.json)."""
+    judge_repeat: str = "shared"
+    """shared: identical judge inputs get one verdict (cached across runs); per-run: each run judged anew."""
+
+    def generation_for(self, model: str, prompt: str) -> GenerationConfig:
+        """The settings of ``model``'s requests with ``prompt``: ``generation``, then the model's preset (all
+        prompts, then this prompt), then the run's own overrides (all prompts, then this prompt)."""
+        gen = self.generation
+        layers = self.model_settings.get(model, {})
+        for table in (layers, self.prompt_settings):
+            for key in (ALL_PROMPTS, prompt):
+                if key in table:
+                    gen = table[key].apply(gen)
+        return gen
 
     def manifest(self) -> dict[str, Any]:
         """What run.json records (no secrets)."""
@@ -81,6 +102,10 @@ class EvalConfig:
             "answer_cleaning": self.answer_cleaning,
             "limit": self.limit,
             "generation": asdict(self.generation),
+            "generation_by_prompt": {m: {p: asdict(self.generation_for(m, p)) for p in self.prompts}
+                                     for m in self.models},
+            "prompt_settings": {k: v.to_json() for k, v in self.prompt_settings.items()},
+            "judge_repeat": self.judge_repeat,
             "max_image_pixels": self.max_image_pixels,
             "images_dir": str(self.images_dir) if self.images_dir else None,
         }

@@ -78,6 +78,9 @@ class JudgmentRecord(BaseModel):
     """True when the judge itself failed (e.g. its API was down): re-judged on the next `zuhyo score`."""
     answer_cleaning: str | None = None
     """How the judged answer was read from the reply: faithful | lenient (None: written before the option)."""
+    judge_repeat: str | None = None
+    """shared (identical inputs share one verdict across runs) | per-run (each run judged anew); None: shared,
+    written before the option."""
     created: float = 0.0
 
     @property

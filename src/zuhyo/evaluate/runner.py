@@ -88,6 +88,7 @@ class _SampleAssets:
     future: asyncio.Future[tuple[PreparedImage | None, str | None]] | None = None
     refs: int = 0
     requests: dict[str, tuple[RenderedPrompt, ChatRequest]] = field(default_factory=dict)
+    """By model spec and prompt style."""
 
 
 def backoff_delay(attempt: int, policy: RetryPolicy, retry_after: float | None) -> float:
@@ -119,8 +120,8 @@ class InferenceRunner:
                 for backend in self.backends:
                     for prompt in self.config.prompts:
                         version = render_prompt(sample, prompt, ocr_text="").version
-                        fp = request_fingerprint(backend.spec, self.config.generation, version,
-                                                 backend.max_image_pixels)
+                        gen = self.config.generation_for(backend.spec, prompt)
+                        fp = request_fingerprint(backend.spec, gen, version, backend.max_image_pixels)
                         for run in range(self.config.runs):
                             key = (bench.name, sample.id, backend.spec, prompt, run)
                             self.stats.total += 1
@@ -289,12 +290,13 @@ class InferenceRunner:
         """One request object per (sample, backend, prompt), shared by all runs: a backend may then reuse the
         body it encoded for the first run (the runs differ only in when they are sent)."""
         entry = self._assets[self._asset_key(job)]
-        cached = entry.requests.get(job.prompt)
+        key = f"{job.backend.spec}\n{job.prompt}"  # settings may differ per model and prompt
+        cached = entry.requests.get(key)
         if cached is None:
             rendered = render_prompt(job.sample, job.prompt, ocr_text=ocr)
             request = ChatRequest(prompt=rendered.text, image=image, context=tuple(job.sample.context),
-                                  config=self.config.generation, ocr_text=ocr)
-            cached = entry.requests[job.prompt] = (rendered, request)
+                                  config=self.config.generation_for(job.backend.spec, job.prompt), ocr_text=ocr)
+            cached = entry.requests[key] = (rendered, request)
         return cached
 
     async def _asset_entry_for(self, job: _Job) -> tuple[PreparedImage | None, str | None]:
@@ -306,18 +308,23 @@ class InferenceRunner:
 def _ok_record(base: _RecordKeyFields, reply: ModelReply, prompt: str, attempts: int, latency: float,
                version: str) -> PredictionRecord:
     text = reply.text or ""
-    if reply.finish_reason == "refusal" or reply.finish_reason == "content_filter":
-        outcome = "refusal"
-    elif not text.strip():
-        outcome = "empty"
-    elif reply.finish_reason == "length":
-        outcome = "truncated"
-    else:
-        outcome = "answered"
+    outcome = reply_outcome(reply)
     return PredictionRecord(**base, status="ok", response=text, answer=extract_final_answer(text, prompt),
                             outcome=outcome, attempts=attempts, latency_s=round(latency, 4),
                             finish_reason=reply.finish_reason, usage=reply.usage, prompt_version=version,
                             created=time.time())
+
+
+def reply_outcome(reply: ModelReply) -> str:
+    """What a reply is: ``refusal`` (refused or filtered), ``empty``, ``truncated`` (hit max tokens) or
+    ``answered``; the runner's records and the construction audit classify replies alike."""
+    if reply.finish_reason == "refusal" or reply.finish_reason == "content_filter":
+        return "refusal"
+    if not (reply.text or "").strip():
+        return "empty"
+    if reply.finish_reason == "length":
+        return "truncated"
+    return "answered"
 
 
 def _error_kind(message: str) -> str:

@@ -5,7 +5,10 @@ is read from the full reply with the chosen answer cleaning (:func:`~zuhyo.evalu
 scored_answer`: ``faithful`` by default, ``lenient`` on request). A judgment is reused while the prediction's
 response and the answer cleaning are unchanged; a judge that failed (its API down) is retried next time. Judge calls are
 cached in ``judge_cache.jsonl`` by (judge id, prompt version, question, references, response, item metadata), so
-identical responses across runs and prompts cost one call.
+identical responses across runs and prompts cost one call (``judge_repeat="shared"``, the default). With
+``judge_repeat="per-run"`` the cache key also holds the prediction's key (benchmark, sample, model, prompt, run):
+every run's reply is judged anew, identical text included — HakushoBench §5.1 repeats each evaluation three times
+"to account for stochastic variation in both model outputs and LLM judgment".
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class ScoringStats:
 
     judge: str
     answer_cleaning: str = DEFAULT_ANSWER_CLEANING
+    judge_repeat: str = "shared"
     judged: int = 0
     reused: int = 0
     cache_hits: int = 0
@@ -49,22 +53,29 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def judge_cache_key(judge: Judge, item: JudgeInput) -> str:
+def judge_cache_key(judge: Judge, item: JudgeInput, prediction: tuple[str, str, str, str, int] | None = None) -> str:
+    """Cache key of a judge call; ``prediction`` (per-run judging) ties it to one prediction, so one run's verdict
+    is never reused for another run."""
     meta = None
     if item.sample is not None:
         meta = item.sample.model_dump(mode="json", include={"astro", "chartqapro", "charxiv"}, exclude_none=True)
-    blob = json.dumps([judge.id, judge.prompt_version, item.question, list(item.references), item.response,
-                       item.raw_response, meta], ensure_ascii=False, sort_keys=True)
+    parts: list[object] = [judge.id, judge.prompt_version, item.question, list(item.references), item.response,
+                           item.raw_response, meta]
+    if prediction is not None:
+        parts.append(list(prediction))
+    blob = json.dumps(parts, ensure_ascii=False, sort_keys=True)
     return sha256_text(blob)
 
 
 async def score_predictions(store: RunStore, samples: dict[tuple[str, str], Sample], judge: Judge, *,
                             concurrency: int = 16, answer_cleaning: str = DEFAULT_ANSWER_CLEANING,
-                            progress: Callable[[int], None] | None = None,
+                            judge_repeat: str = "shared", progress: Callable[[int], None] | None = None,
                             on_total: Callable[[int], None] | None = None) -> ScoringStats:
     """Judge every ok prediction in ``store`` that has no valid judgment by ``judge`` (with this answer cleaning)
-    yet."""
-    stats = ScoringStats(judge=judge.id, answer_cleaning=check_answer_cleaning(answer_cleaning))
+    yet (and, for ``judge_repeat``, one made the same way)."""
+    stats = ScoringStats(judge=judge.id, answer_cleaning=check_answer_cleaning(answer_cleaning),
+                         judge_repeat=judge_repeat)
+    per_run = judge_repeat == "per-run"
     predictions = [p for p in store.latest_predictions().values() if p.status == "ok"]
     existing = store.latest_judgments()
     cache: dict[str, Verdict] = {}
@@ -83,7 +94,7 @@ async def score_predictions(store: RunStore, samples: dict[tuple[str, str], Samp
             continue
         prev = existing.get((*p.key, judge.id))
         if (prev is not None and not prev.judge_error and prev.response_sha == sha256_text(p.response or "")
-                and prev.answer_cleaning == answer_cleaning):
+                and prev.answer_cleaning == answer_cleaning and (prev.judge_repeat or "shared") == judge_repeat):
             stats.reused += 1
             _count(stats, prev.verdict, prev.decided_by)
             continue
@@ -99,7 +110,7 @@ async def score_predictions(store: RunStore, samples: dict[tuple[str, str], Samp
         answer = scored_answer(p.response or "", p.prompt, prompt_family(sample), answer_cleaning)
         item = JudgeInput(question=sample.question, references=tuple(sample.answers), response=answer,
                           raw_response=p.response, sample=sample)
-        ck = judge_cache_key(judge, item)
+        ck = judge_cache_key(judge, item, p.key if per_run else None)
         failed = False
         if ck in cache:
             verdict = cache[ck]
@@ -130,7 +141,8 @@ async def score_predictions(store: RunStore, samples: dict[tuple[str, str], Samp
             if len(stats.error_examples) < 20:
                 stats.error_examples.append(f"{p.benchmark}/{p.sample_id} [{p.model} {p.prompt} run {p.run_index}]: "
                                             f"{verdict.reason}")
-        log.append(JudgmentRecord(**_record_fields(p, judge, verdict, failed), answer_cleaning=answer_cleaning))
+        log.append(JudgmentRecord(**_record_fields(p, judge, verdict, failed), answer_cleaning=answer_cleaning,
+                                  judge_repeat=judge_repeat))
         stats.judged += 1
         _count(stats, verdict.verdict, verdict.decided_by)
         if progress is not None:

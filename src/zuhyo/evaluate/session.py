@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -75,6 +76,7 @@ def _merge_manifest(store: RunStore, config: EvalConfig) -> dict[str, Any]:
     new["prompts"] = sorted(set(old.get("prompts", [])) | set(new["prompts"]))
     new["runs"] = max(int(old.get("runs", 0)), config.runs)
     new["baselines"] = sorted(set(old.get("baselines", [])))
+    new["generation_by_prompt"] = {**old.get("generation_by_prompt", {}), **new["generation_by_prompt"]}
     return new
 
 
@@ -84,6 +86,10 @@ def run_eval(config: EvalConfig, reporter: ProgressReporter | None = None) -> di
     Holds the run set's lock throughout: a second `eval` or `score` on the same folder is refused
     (:class:`~zuhyo.evaluate.runlock.RunSetBusyError`) instead of duplicating requests or losing a manifest entry.
     """
+    from zuhyo.evaluate.run_settings import check_judge_repeat, expand_presets
+
+    config = expand_presets(config, os.environ)
+    check_judge_repeat(config.judge_repeat)
     benches, load_errors = load_benchmarks(config.benchmarks, limit=config.limit, strict=config.strict)
     store = RunStore(config.out)
     with RunSetLock(config.out):
@@ -103,7 +109,8 @@ async def _run_eval(config: EvalConfig, store: RunStore, benches: list[LoadedBen
         raise ZuhyoError(f"--endpoint adds replicas of the first --model, which must be openai:…; "
                          f"got {config.models[0]!r}")
     # Extra endpoints are replicas of the first model only; other models keep their own base URL.
-    backends = [build_backend(spec, replace(options, endpoints=config.endpoints) if i == 0 else options)
+    backends = [build_backend(spec, replace(options, endpoints=config.endpoints if i == 0 else (),
+                                            api_key=config.model_api_keys.get(spec, options.api_key)))
                 for i, spec in enumerate(config.models)]
     # Build the judge before inference so a bad judge spec fails in a second, not after the run.
     from zuhyo.evaluate.judges.answer_extraction import check_answer_cleaning
@@ -130,7 +137,7 @@ async def _run_eval(config: EvalConfig, store: RunStore, benches: list[LoadedBen
     scoring = None
     if judge is not None:
         scoring = await _score(store, _samples_by_key(benches), judge, config.concurrency, reporter,
-                               config.answer_cleaning)
+                               config.answer_cleaning, config.judge_repeat)
     summary = _write_summary(store, benches, manifest)
     summary["inference"] = asdict(inference)
     summary["scoring"] = asdict(scoring) if scoring else None
@@ -150,11 +157,11 @@ def _advance(advance: Callable[[int], None], n: int, ok: bool) -> None:
 
 
 async def _score(store: RunStore, samples: dict[tuple[str, str], Sample], judge: Judge, concurrency: int,
-                 reporter: ProgressReporter | None, answer_cleaning: str) -> ScoringStats:
+                 reporter: ProgressReporter | None, answer_cleaning: str, judge_repeat: str) -> ScoringStats:
     try:
         if reporter is None:
             return await score_predictions(store, samples, judge, concurrency=concurrency,
-                                           answer_cleaning=answer_cleaning)
+                                           answer_cleaning=answer_cleaning, judge_repeat=judge_repeat)
         holder: dict[str, Any] = {}
 
         def on_total(n: int) -> None:
@@ -163,7 +170,7 @@ async def _score(store: RunStore, samples: dict[tuple[str, str], Sample], judge:
 
         try:
             return await score_predictions(store, samples, judge, concurrency=concurrency,
-                                           answer_cleaning=answer_cleaning,
+                                           answer_cleaning=answer_cleaning, judge_repeat=judge_repeat,
                                            progress=lambda n: holder["advance"](n), on_total=on_total)
         finally:
             if "ctx" in holder:
@@ -201,9 +208,14 @@ def rescore(out: Path, judge_spec: str, **kwargs: Any) -> dict[str, Any]:
 
 
 def _rescore(out: Path, judge_spec: str, *, concurrency: int = 16, api_key: str | None = None,
-             reporter: ProgressReporter | None = None, answer_cleaning: str = "faithful") -> dict[str, Any]:
-    """``answer_cleaning`` (faithful | lenient) says how the scored answer is read from each reply."""
+             reporter: ProgressReporter | None = None, answer_cleaning: str = "faithful",
+             judge_repeat: str = "shared") -> dict[str, Any]:
+    """``answer_cleaning`` (faithful | lenient) says how the scored answer is read from each reply;
+    ``judge_repeat`` (shared | per-run) whether identical replies of different runs share one verdict."""
     from zuhyo.evaluate.judges.answer_extraction import check_answer_cleaning
+    from zuhyo.evaluate.run_settings import check_judge_repeat
+
+    check_judge_repeat(judge_repeat)
 
     try:
         check_answer_cleaning(answer_cleaning)
@@ -221,7 +233,8 @@ def _rescore(out: Path, judge_spec: str, *, concurrency: int = 16, api_key: str 
     judge = build_judge(judge_spec, JudgeOptions(api_key=api_key))
 
     async def go() -> ScoringStats:
-        return await _score(store, _samples_by_key(benches), judge, concurrency, reporter, answer_cleaning)
+        return await _score(store, _samples_by_key(benches), judge, concurrency, reporter, answer_cleaning,
+                            judge_repeat)
 
     scoring = asyncio.run(go())
     summary = _write_summary(store, benches, manifest)

@@ -10,6 +10,10 @@ Because the mean leaves unscored items out, every entry also carries its *covera
 (``n_total`` = runs × benchmark items), and ``mean_unscored_as_wrong``: per run, the sum of scores over every
 item of the benchmark (unscored, errored and missing items count 0), then the mean over runs. A mean with low
 coverage is a statement about the scored part only (the CLI warns below :data:`LOW_COVERAGE`).
+
+Each entry also says how it was judged (``judge_repeat``: shared | per-run, "mixed" when its judgments differ) and,
+for per-run judging, the judge's own variance (:mod:`zuhyo.evaluate.judge_variance`). The document's top-level
+``diagnostics`` holds the CoT diagnostics per model × prompt (:mod:`zuhyo.evaluate.diagnostics`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from zuhyo.evaluate.diagnostics import reply_diagnostics
+from zuhyo.evaluate.judge_variance import judge_variance
 from zuhyo.evaluate.records import JudgmentRecord, PredictionRecord
 from zuhyo.schema import Sample
 
@@ -86,12 +92,19 @@ def build_summary(predictions: Iterable[PredictionRecord], judgments: Iterable[J
             jl = groups.get((model, bench, prompt, judge), []) if judge else []
             entries.append(_entry(model, bench, prompt, judge, plist, jl, samples, runs, n_samples[bench],
                                   baselines or set()))
-    return {"schema_version": SUMMARY_SCHEMA_VERSION, "entries": entries}
+    return {"schema_version": SUMMARY_SCHEMA_VERSION, "entries": entries,
+            "diagnostics": reply_diagnostics(preds.values())}
 
 
 def _cleaning(jlist: list[JudgmentRecord]) -> str | None:
     """The answer cleaning the entry's judgments used ("mixed" when they differ; None without judgments)."""
     used = {j.answer_cleaning or "unknown" for j in jlist}
+    return None if not used else used.pop() if len(used) == 1 else "mixed"
+
+
+def _repeat(jlist: list[JudgmentRecord]) -> str | None:
+    """How the entry's judgments were repeated: shared | per-run ("mixed" when they differ; None without any)."""
+    used = {j.judge_repeat or "shared" for j in jlist}
     return None if not used else used.pop() if len(used) == 1 else "mixed"
 
 
@@ -175,6 +188,8 @@ def _entry(model: str, bench: str, prompt: str, judge: str | None, plist: list[P
         "coverage": _round(n_scored / n_total) if n_total and judge is not None else None,
         "mean_unscored_as_wrong": _round(strict_mean), "std_unscored_as_wrong": _round(strict_std),
         "answer_cleaning": _cleaning(jlist),
+        "judge_repeat": _repeat(jlist),
+        "judge_variance": judge_variance(plist, jlist),
         "n_scored": n_scored,
         "n_unscored": sum(r["n_unscored"] for r in run_rows),
         "n_errors": sum(r["n_errors"] for r in run_rows),

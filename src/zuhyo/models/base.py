@@ -34,10 +34,13 @@ class PreparedImage:
 
 @dataclass(frozen=True)
 class GenerationConfig:
-    """Sampling settings (HakushoBench protocol: temperature 0, 8,192 max tokens)."""
+    """Sampling settings (HakushoBench protocol: temperature 0, 8,192 max tokens).
 
-    temperature: float = 0.0
-    max_tokens: int = 8192
+    ``None`` for ``temperature`` or ``max_tokens`` means *omit*: the request carries no such key and the provider's
+    default applies (HakushoBench §5.1: GPT-5.1 takes no temperature)."""
+
+    temperature: float | None = 0.0
+    max_tokens: int | None = 8192
     seed: int | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
     """Passed through to the provider as-is (e.g. {"reasoning_effort": "low"})."""

@@ -33,6 +33,8 @@ from zuhyo.models.base import (
 from zuhyo.models.hf_inputs import build_messages, load_processor
 
 _TOP_LOGPROBS = 5
+DEFAULT_MAX_NEW_TOKENS = 8192
+"""``max_new_tokens`` when the request omits ``max_tokens`` (``max_tokens=omit``): the papers' 8,192."""
 
 
 def _int_option(options: BackendOptions, name: str, default: int, minimum: int) -> int:
@@ -216,7 +218,7 @@ class HfBackend:
         cfg = requests[0].config
         sampling: dict[str, Any] = (
             {"do_sample": True, "temperature": cfg.temperature}
-            if cfg.temperature > 0
+            if cfg.temperature is not None and cfg.temperature > 0
             else {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
         )
         want_logprobs = any(r.want_logprobs for r in requests)
@@ -225,7 +227,7 @@ class HfBackend:
                 torch.manual_seed(cfg.seed)
             out = self.model.generate(
                 **enc,
-                max_new_tokens=cfg.max_tokens,
+                max_new_tokens=cfg.max_tokens if cfg.max_tokens is not None else DEFAULT_MAX_NEW_TOKENS,
                 pad_token_id=self.pad_id,
                 return_dict_in_generate=True,
                 output_logits=want_logprobs,

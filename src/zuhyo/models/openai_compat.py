@@ -129,9 +129,11 @@ class OpenAICompatBackend:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": build_messages(request, image_url),
-            "temperature": cfg.temperature,
-            "max_tokens": cfg.max_tokens,
         }
+        if cfg.temperature is not None:  # None: omitted (a model that takes no temperature)
+            body["temperature"] = cfg.temperature
+        if cfg.max_tokens is not None:
+            body["max_tokens"] = cfg.max_tokens
         if cfg.seed is not None:
             body["seed"] = cfg.seed
         if request.want_logprobs:

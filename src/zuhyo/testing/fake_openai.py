@@ -38,6 +38,9 @@ class ServerState:
     answers: dict[str, str | list[str]] = field(default_factory=dict)
     """question → reply text (Direct); CoT prompts get reasoning + 'Answer: <reply>'. A list scripts the replies
     to successive requests for that question, its last item repeating."""
+    blind_answers: dict[str, str | list[str]] = field(default_factory=dict)
+    """question → reply to requests that carry no image (text-only probes); such requests fall back to
+    ``answers`` for questions not listed here."""
     default_answer: str = "unknown"
     fail_rate: float = 0.0
     faults: tuple[str, ...] = FAULTS
@@ -56,16 +59,22 @@ class ServerState:
     max_in_flight: int = 0
     seen_questions: dict[str, int] = field(default_factory=dict)
     bytes_in: int = 0
+    record_bodies: bool = False
+    """Keep every parsed request body in ``bodies`` (tests assert on exactly what was sent)."""
+    bodies: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
         # Longest questions first so a question that contains another is matched first.
         self._ordered = sorted(self.answers, key=len, reverse=True)
+        self._ordered_blind = sorted(self.blind_answers, key=len, reverse=True)
 
-    def lookup(self, text: str) -> tuple[str | None, str]:
-        for q in self._ordered:
+    def lookup(self, text: str, blind: bool = False) -> tuple[str | None, str]:
+        """The scripted reply to ``text``; ``blind`` (no image in the request) looks in ``blind_answers`` first."""
+        keys = [(q, self.blind_answers) for q in self._ordered_blind] if blind else []
+        for q, key in keys + [(q, self.answers) for q in self._ordered]:
             if q in text:
-                answer = self.answers[q]
+                answer = key[q]
                 if isinstance(answer, list):
                     return q, answer.pop(0) if len(answer) > 1 else answer[0]
                 return q, answer
@@ -86,6 +95,12 @@ def _last_user_text(body: dict[str, Any]) -> str:
             return content
         return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
     return ""
+
+
+def _has_image(body: dict[str, Any]) -> bool:
+    return any(isinstance(m.get("content"), list) and any(isinstance(p, dict) and p.get("type") == "image_url"
+                                                          for p in m["content"])
+               for m in body.get("messages", []))
 
 
 def _is_cot(text: str) -> bool:
@@ -136,10 +151,12 @@ def make_app(state: ServerState) -> web.Application:
                 body = json.loads(raw)
             except ValueError:
                 return web.json_response({"error": {"message": "bad json"}}, status=400)
+            if state.record_bodies:
+                state.bodies.append(body)
             if state.latency_s:
                 await asyncio.sleep(state.latency_s)
             text = _last_user_text(body)
-            question, answer = state.lookup(text)
+            question, answer = state.lookup(text, blind=not _has_image(body))
             if question is not None:
                 state.seen_questions[question] = state.seen_questions.get(question, 0) + 1
             if answer == SLOW:

@@ -82,6 +82,16 @@ def lenient_answer(reply: str, style: str) -> str:
     return text.rstrip("。．.").strip() if len(text) > 1 else text
 
 
+def has_final_answer(reply: str) -> bool:
+    """Whether a CoT reply states a final answer: some ``Answer:``/``答え:``/``回答:``/``解答:``/"The answer is"
+    marker (the ``lenient`` markers) followed by text on its line, or a ``\\boxed{}``."""
+    for m in _LENIENT_MARKERS.finditer(reply):
+        rest = reply[m.end():].split("\n", 1)[0]
+        if rest.strip().strip("*_`$").strip():
+            return True
+    return bool(_BOXED.search(reply))
+
+
 def extract_final_answer(reply: str) -> str:
     """The final answer of a reply: the text after the last ``Answer:`` (``答え:``/``回答:``/``解答:``) marker,
     else the content of the last ``\\boxed{}``, else the whole reply; then cleaned by :func:`clean_answer`.
