@@ -373,6 +373,8 @@ def submit_revision(db: Database, user_id: int, qa_item_id: int, question: str, 
         flow = meta.get("flow", "verify")
         counter = "verify_round" if flow == "verify" else "review_round"
         meta[counter] = int(meta.get(counter, 1)) + 1
+        if flow == "review":
+            meta["review_start"] = meta[counter]  # a revised item is reviewed afresh: two experts again
         if comment:
             meta.setdefault("revision_comments", []).append({"user_id": user.id, "comment": comment})
         changes: dict[str, Any] = {"question": question, "answer": answer, "meta": meta, "reason": None,
