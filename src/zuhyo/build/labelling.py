@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
@@ -35,6 +35,8 @@ from zuhyo.build.workspace import Workspace
 from zuhyo.errors import DataError
 from zuhyo.models.base import GenerationConfig, ModelBackend
 from zuhyo.prompts import Prompt, load_prompt
+
+M = TypeVar("M", bound=BaseModel)
 
 #: Replies asked for per figure before it is an error (the first answer and two re-asks).
 ATTEMPTS = 3
@@ -109,25 +111,31 @@ class ImportReport(BaseModel):
     """Rows naming no figure of the workspace, each ``line N: <ref>``."""
 
 
-def parse_reply(task: LabelTask, text: str) -> tuple[Any, str]:
-    """(value, "") for a reply that is one JSON object valid against the task's schema, else (None, problem)."""
+def parse_json_reply(reply_model: type[M], text: str) -> tuple[M | None, str]:
+    """(reply, "") for a reply that is one JSON object valid against ``reply_model``, else (None, problem)."""
     from zuhyo.evaluate.judges.llm import first_json_object
 
     obj = first_json_object(text)
     if obj is None:
         return None, "no JSON object in the reply"
     try:
-        reply = task.reply_model.model_validate(obj)
+        return reply_model.model_validate(obj), ""
     except ValidationError as e:
         problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or 'reply'}: {err['msg']}"
                              for err in e.errors()[:5])
         return None, f"the JSON does not match the schema ({problems})"
-    return task.to_value(reply), ""
 
 
-def _instruction(task: LabelTask) -> str:
+def parse_reply(task: LabelTask, text: str) -> tuple[Any, str]:
+    """(value, "") for a reply that is one JSON object valid against the task's schema, else (None, problem)."""
+    reply, problem = parse_json_reply(task.reply_model, text)
+    return (None, problem) if reply is None else (task.to_value(reply), "")
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """What a re-ask tells the model about the expected form: the reply's JSON schema."""
     return ("Reply with only one JSON object valid against this JSON schema, nothing else: "
-            + json.dumps(task.schema(), ensure_ascii=False))
+            + json.dumps(schema, ensure_ascii=False))
 
 
 def figures_to_label(ws: Workspace) -> tuple[list[FigureRow], int]:
@@ -182,7 +190,7 @@ async def _label_all(ws: Workspace, task: LabelTask, backend: ModelBackend, prom
     from zuhyo.models.base import ModelError
 
     gate = asyncio.Semaphore(concurrency)
-    instruction = _instruction(task)
+    instruction = schema_instruction(task.schema())
 
     def fail(row: FigureRow, reason: str) -> str:
         ws.db.write_retrying(lambda s: record_error(s, task.stage, f"figure/{row.id}", row.locator, reason,

@@ -13,6 +13,7 @@ from zuhyo.cli._common import SHOWN_ERRORS, JsonOpt, console, emit_json, fail, p
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 if TYPE_CHECKING:
+    from zuhyo.build.asking import RetryingBackend
     from zuhyo.build.labelling import LabelTask
     from zuhyo.build.workspace import Workspace
 
@@ -30,6 +31,18 @@ ConstrainedOpt = Annotated[bool, typer.Option("--constrained/--no-constrained",
                                                    "without structured output: --no-constrained).")]
 
 
+def stage_backend(model: str, *, timeout: float, retries: int, retry_base: float, api_key_env: str,
+                  max_image_pixels: int | None) -> RetryingBackend:
+    """The backend of a construction stage: ``model`` with a per-request timeout and transient errors retried."""
+    from zuhyo.build.asking import RetryingBackend
+    from zuhyo.evaluate.config import RetryPolicy
+    from zuhyo.models.base import BackendOptions, build_backend
+
+    inner = build_backend(model, BackendOptions(api_key=os.environ.get(api_key_env) or None, timeout_s=timeout,
+                                                max_image_pixels=max_image_pixels))
+    return RetryingBackend(inner, RetryPolicy(max_retries=retries, base_delay_s=retry_base), timeout)
+
+
 def _label(w: Workspace, task: LabelTask, *, model: str | None, import_csv: Path | None, concurrency: int,
            timeout: float, retries: int, retry_base: float, api_key_env: str, max_image_pixels: int | None,
            constrained: bool, json_out: bool) -> dict[str, Any]:
@@ -40,14 +53,10 @@ def _label(w: Workspace, task: LabelTask, *, model: str | None, import_csv: Path
     if import_csv is not None:
         out["import"] = import_labels(w, task, import_csv).model_dump(mode="json")
     if model is not None:
-        from zuhyo.build.asking import RetryingBackend
         from zuhyo.cli.build_collect import _progress
-        from zuhyo.evaluate.config import RetryPolicy
-        from zuhyo.models.base import BackendOptions, build_backend
 
-        inner = build_backend(model, BackendOptions(api_key=os.environ.get(api_key_env) or None, timeout_s=timeout,
-                                                    max_image_pixels=max_image_pixels))
-        backend = RetryingBackend(inner, RetryPolicy(max_retries=retries, base_delay_s=retry_base), timeout)
+        backend = stage_backend(model, timeout=timeout, retries=retries, retry_base=retry_base,
+                                api_key_env=api_key_env, max_image_pixels=max_image_pixels)
         with _progress(quiet=json_out, label=task.stage) as (on_start, on_item):
             report = run_labelling(w, task, backend, concurrency=concurrency, constrained=constrained,
                                    on_start=on_start,
