@@ -9,14 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from zuhyo.cli._common import JsonOpt, console, emit_json, fail, print_item_errors
-from zuhyo.cli.build_label import (
-    ApiKeyEnvOpt,
-    ConcurrencyOpt,
-    MaxPixelsOpt,
-    RetriesOpt,
-    RetryBaseOpt,
-    TimeoutOpt,
-)
+from zuhyo.cli.build_label import ApiKeyEnvOpt, MaxPixelsOpt, RetriesOpt, RetryBaseOpt, TimeoutOpt
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 
@@ -36,10 +29,13 @@ def audit_cmd(
                                                 "correctly without the image.")] = "majority",
     scatter: Annotated[float, typer.Option("--scatter", min=0.0, max=1.0, help="Flag ambiguity when at least "
                                            "this share of the decided answer pairs disagree (3+ answers).")] = 0.75,
-    concurrency: ConcurrencyOpt = 8, timeout: TimeoutOpt = 300.0, retries: RetriesOpt = 5,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Requests in flight (all models "
+                                             "together).")] = 8,
+    timeout: TimeoutOpt = 300.0, retries: RetriesOpt = 5,
     retry_base: RetryBaseOpt = 1.0, api_key_env: ApiKeyEnvOpt = "OPENAI_API_KEY",
     max_image_pixels: MaxPixelsOpt = None,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1)] = 8192,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Most tokens per answer (as `eval`).")
+                          ] = 8192,
     list_flags_: Annotated[bool, typer.Option("--list", help="Show the flags instead of auditing (open ones; "
                                               "--all for every status).")] = False,
     all_flags: Annotated[bool, typer.Option("--all", help="With --list: resolved and dismissed flags too.")] = False,
