@@ -21,7 +21,7 @@ app = typer.Typer(
 # Each module adds its commands to `app`; all are light to import (heavy work is imported inside commands).
 _COMMAND_MODULES = ("listing", "bench", "images", "evaluation", "reporting", "judging", "analysis", "demo",
                     "workspace", "build_collect", "build_filter", "build_sample",
-                    "build_label", "build_abstracts", "build_audit", "build_draft",
+                    "build_label", "build_export", "build_abstracts", "build_audit", "build_draft",
                     "annotate_users", "annotate_errors", "agreement")
 for _mod in _COMMAND_MODULES:
     importlib.import_module(f"zuhyo.cli.{_mod}").register(app)
