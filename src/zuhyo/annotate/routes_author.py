@@ -7,7 +7,6 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from zuhyo.annotate.routes_pages import outcome_flash
 from zuhyo.annotate.web_context import (
     app_state,
     checked_form,
@@ -36,7 +35,7 @@ def _page(request: Request, status_code: int = 200, error: str | None = None,
     if task is None:
         return render(request, "no_task.html", title_key="author.title")
     return render(request, "author.html", status_code=status_code, task=task, skip_reasons=SKIP_REASONS,
-                  error=error, values=values or {}, flash=outcome_flash(request), flash_kind="ok")
+                  error=error, values=values or {})
 
 
 @router.get("/author")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 
-from zuhyo.annotate.routes_pages import outcome_flash
 from zuhyo.annotate.web_context import (
     app_state,
     checked_form,
@@ -29,11 +30,31 @@ def errors_page(request: Request) -> Response:
     user = require_role(request, *_TAGGERS)
     task = next_error_task(app_state(request).ws.db, user.id)
     if task is None:
-        return render(request, "no_task.html", title_key="errors.title", flash=outcome_flash(request),
-                      flash_kind="ok")
-    image = task.payload.get("image_sha256") or task.payload.get("sha256")
-    return render(request, "errors.html", task=task, image=image if isinstance(image, str) else None,
-                  flash=outcome_flash(request), flash_kind="ok")
+        return render(request, "no_task.html", title_key="errors.title")
+    return render(request, "errors.html", task=task)
+
+
+@router.get("/errors/{error_sample_id}/image")
+def error_image(request: Request, error_sample_id: int) -> Response:
+    """The image of an error sample: from the workspace store by hash, else the run set's local file."""
+    from zuhyo.annotate.routes_pages import image_response
+    from zuhyo.build.qa_tables import ErrorSampleRow
+
+    require_role(request, *_TAGGERS)
+    state = app_state(request)
+    with state.ws.db.read() as s:
+        row = s.get(ErrorSampleRow, error_sample_id)
+        ref = dict((row.payload or {}).get("image") or {}) if row is not None else {}
+        run_set = row.run_set if row is not None else ""
+    sha = ref.get("sha256")
+    path = state.ws.images.path_for(sha) if isinstance(sha, str) and len(sha) == 64 else None
+    if path is None and isinstance(ref.get("path"), str):
+        candidate = Path(ref["path"])
+        candidate = candidate if candidate.is_absolute() else Path(run_set) / candidate
+        path = candidate if candidate.is_file() else None
+    if path is None:
+        raise HTTPException(status_code=404, detail="Not Found")
+    return image_response(path)
 
 
 @router.post("/errors")

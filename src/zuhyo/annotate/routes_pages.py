@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, Response
 
-from zuhyo.annotate.web_context import app_state, render, require_user, translator
+from zuhyo.annotate.web_context import app_state, render, require_user
 
 router = APIRouter()
 
 _SHA = re.compile(r"[0-9a-f]{64}")
-
-
-def outcome_flash(request: Request) -> str | None:
-    """The message for ``?done=<outcome>`` after a submission (only outcomes in the catalogue are shown)."""
-    done = request.query_params.get("done")
-    t = translator(request)
-    if done and t.has(f"outcome.{done}"):
-        return t("home.done_message", outcome=t(f"outcome.{done}"))
-    return None
 
 
 @router.get("/")
@@ -30,20 +22,25 @@ def home(request: Request) -> Response:
     user = require_user(request)
     revisions = len(list_revisions(app_state(request).ws.db, user.id)) if (
         user.has("annotator") or user.has("admin")) else 0
-    return render(request, "home.html", revisions=revisions, flash=outcome_flash(request), flash_kind="ok")
+    return render(request, "home.html", revisions=revisions)
 
 
 @router.get("/images/{sha}")
 def image(request: Request, sha: str) -> Response:
     """An image by its SHA-256, with the content type of its bytes (signed-in users only)."""
-    from zuhyo.images.store import sniff_image_type
-
     require_user(request)
     if not _SHA.fullmatch(sha):
         raise HTTPException(status_code=404, detail="Not Found")
     path = app_state(request).ws.images.path_for(sha)
     if path is None:
         raise HTTPException(status_code=404, detail="Not Found")
+    return image_response(path)
+
+
+def image_response(path: Path) -> Response:
+    """The file at ``path`` with the content type of its magic bytes; 404 when it is not an image."""
+    from zuhyo.images.store import sniff_image_type
+
     with path.open("rb") as f:
         kind = sniff_image_type(f.read(16))
     if kind is None:

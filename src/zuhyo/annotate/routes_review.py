@@ -6,7 +6,6 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from zuhyo.annotate.routes_pages import outcome_flash
 from zuhyo.annotate.web_context import (
     app_state,
     checked_form,
@@ -29,9 +28,8 @@ def review_page(request: Request) -> Response:
     state = app_state(request)
     task = next_review_task(state.ws.db, user.id, state.rng)
     if task is None:
-        return render(request, "no_task.html", title_key="review.title", flash=outcome_flash(request),
-                      flash_kind="ok")
-    return render(request, "review.html", task=task, flash=outcome_flash(request), flash_kind="ok")
+        return render(request, "no_task.html", title_key="review.title")
+    return render(request, "review.html", task=task)
 
 
 @router.post("/review")

@@ -11,7 +11,6 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
-from zuhyo.annotate.routes_pages import outcome_flash
 from zuhyo.annotate.web_context import (
     app_state,
     checked_form,
@@ -53,7 +52,7 @@ def verify_page(request: Request) -> Response:
     task = next_verify_task(app_state(request).ws.db, user.id)
     if task is None:
         return render(request, "no_task.html", title_key="verify.title")
-    return render(request, "verify.html", task=task, flash=outcome_flash(request), flash_kind="ok")
+    return render(request, "verify.html", task=task)
 
 
 @router.post("/verify")
@@ -110,7 +109,7 @@ def revise_list(request: Request) -> Response:
 
     user = require_role(request, "annotator", "admin")
     tasks = list_revisions(app_state(request).ws.db, user.id)
-    return render(request, "revise_list.html", tasks=tasks, flash=outcome_flash(request), flash_kind="ok")
+    return render(request, "revise_list.html", tasks=tasks)
 
 
 @router.get("/revise/{qa_item_id}")

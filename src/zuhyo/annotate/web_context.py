@@ -151,10 +151,22 @@ async def checked_json(request: Request) -> dict[str, Any]:
     return body
 
 
+def outcome_flash(request: Request) -> str | None:
+    """The message for ``?done=<outcome>`` after a submission (only outcomes in the catalogue are shown)."""
+    done = request.query_params.get("done")
+    t = translator(request)
+    if done and t.has(f"outcome.{done}"):
+        return t("home.done_message", outcome=t(f"outcome.{done}"))
+    return None
+
+
 def render(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-    """A page from ``templates/``, with the user, their translator and the CSRF token available to it."""
+    """A page from ``templates/``, with the user, their translator and the CSRF token available to it; the
+    outcome of the last submission (``?done=``) is the page's message unless ``flash`` is given."""
     state = app_state(request)
     t = translator(request)
+    if "flash" not in context:
+        context["flash"], context["flash_kind"] = outcome_flash(request), "ok"
     response: HTMLResponse = state.templates.TemplateResponse(
         request, template, {"user": current_user(request), "t": t, "locale": t.locale,
                             "csrf_token": csrf_token(request), **context},
