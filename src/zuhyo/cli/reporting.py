@@ -33,6 +33,10 @@ def register(app: typer.Typer) -> None:
                                              "sets (default: the first run set given wins, and it is reported).")
                           ] = False,
         no_plots: Annotated[bool, typer.Option("--no-plots", help="Skip the plots.")] = False,
+        reference_scores: Annotated[list[str] | None, typer.Option(
+            "--reference-scores", help="Published scores to show beside the measured ones, with the difference: a "
+                                       "CSV (benchmark,model,prompt,category,score[,std,source]) or a bundled "
+                                       "table: domaincqa-table2 | hakushobench-text (repeatable).")] = None,
         json_out: JsonOpt = False,
     ) -> None:
         """Tables (Markdown, CSV, LaTeX), bootstrap CIs and paired tests, plots and index.html from run sets."""
@@ -41,7 +45,7 @@ def register(app: typer.Typer) -> None:
         doc = build_report(list(dirs), out, ReportOptions(
             tags=list(tag or []), judge=list(judge or []), n_resamples=bootstrap, seed=seed,
             min_category_items=min_items, font=font, max_failed_per_model=max_failed, strict=strict,
-            plots=not no_plots))
+            plots=not no_plots, reference_scores=list(reference_scores or [])))
         for p in doc["problems"]:
             console.print(f"[yellow]{p['kind']}:[/] {p['message']}", highlight=False)
         results(json_out).print(f"{len(doc['tables'])} tables, {len(doc['plots'])} plots; report: {doc['index']}",

@@ -41,6 +41,8 @@ class ReportOptions:
     strict: bool = False
     """Refuse conflicting duplicate records across run sets instead of keeping the first."""
     plots: bool = True
+    reference_scores: list[str] = field(default_factory=list)
+    """Published-score CSVs (paths or bundled names, :mod:`zuhyo.report.reference`) shown beside the measured."""
 
 
 def _cells_json(agg: Aggregate, an: Analysis) -> list[dict[str, Any]]:
@@ -68,6 +70,26 @@ def _cells_json(agg: Aggregate, an: Analysis) -> list[dict[str, Any]]:
             "metrics": metrics, "by_category": cats,
         })
     return out
+
+
+def _diagnostics_and_references(agg: Aggregate, cells: list[dict[str, Any]], labels: dict[str, str],
+                                references: list[str]) -> tuple[list[Table], dict[str, Any]]:
+    """The CoT diagnostics table (HakushoBench §6.1) and one published-vs-measured table per reference CSV."""
+    from zuhyo.evaluate.diagnostics import reply_diagnostics
+    from zuhyo.report.diagnostics_table import diagnostics_table
+    from zuhyo.report.reference import compare, load_reference_scores, reference_table
+
+    diagnostics = reply_diagnostics(agg.merged.predictions.values())
+    tables = [diagnostics_table(diagnostics, labels)] if diagnostics else []
+    compared: list[dict[str, Any]] = []
+    for i, spec in enumerate(references):
+        matched, unmatched = compare(load_reference_scores(spec), cells, agg.models, labels)
+        table = reference_table(matched, unmatched, spec)
+        if len(references) > 1:
+            table.name = f"reference_scores_{i + 1}"
+        tables.append(table)
+        compared.append({"reference": spec, "matched": matched, "n_unmatched": len(unmatched)})
+    return tables, {"diagnostics": diagnostics, "reference_scores": compared}
 
 
 def write_tables(tables: list[Table], out: Path) -> list[Path]:
@@ -103,6 +125,10 @@ def build_report(dirs: list[Path], out: Path, options: ReportOptions | None = No
     an = analyse(agg, tags, n_resamples=opts.n_resamples, seed=opts.seed)
     problems = [p.to_json() for p in (*merged.problems, *agg.problems, *an.problems)]
     tables = build_tables(agg, an, tags, min_items=opts.min_category_items)
+    cells = _cells_json(agg, an)
+    labels = model_labels(agg.models, agg.baselines)
+    extra_tables, extra_json = _diagnostics_and_references(agg, cells, labels, opts.reference_scores)
+    tables += extra_tables
     out.mkdir(parents=True, exist_ok=True)
     files = write_tables(tables, out)
     plots = build_plots(agg, tags, out / "plots", min_items=opts.min_category_items, font=opts.font) \
@@ -120,7 +146,7 @@ def build_report(dirs: list[Path], out: Path, options: ReportOptions | None = No
                         out=out / "index.html")
     files.append(index)
     doc: dict[str, Any] = {
-        "overview": overview, "problems": problems, "cells": _cells_json(agg, an), "gaps": an.gaps,
+        "overview": overview, "problems": problems, "cells": cells, "gaps": an.gaps, **extra_json,
         "failed_counts": failed.totals, "failed_by_benchmark": failed.counts, "tables": [t.name for t in tables],
         "plots": [{"name": p.name, "png": str(p.png), "svg": str(p.svg), "caption": p.caption} for p in plots],
         "out": str(out), "index": str(index),
