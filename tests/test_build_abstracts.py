@@ -111,9 +111,18 @@ def abstracts(ws: Path, *specs: str, extra: tuple[str, ...] = ()) -> dict[str, A
 
 
 def test_majority_tie_skips_and_rerun_asks_nothing(ws: Path, fake_server):
-    a = fake_server(answers={"ABSTRACT-P3": vote("C2", 3), "ABSTRACT-P2": vote("C1", 2)})
+    a = fake_server(answers={"ABSTRACT-P3": vote("C2", 3), "ABSTRACT-P2": vote("C1", 2)}, record_bodies=True)
     b = fake_server(answers={"ABSTRACT-P3": vote("C2", 3), "ABSTRACT-P2": vote("C2", 2)})
     out = abstracts(ws, spec(a, "a"), spec(b, "b"))
+    # what was sent: the paper's text and every chart's caption and citing text, no image, the reply's schema
+    sent = next(body for body in a.state.bodies if "ABSTRACT-P3" in json.dumps(body))
+    assert sent["temperature"] == 0.0 and len(sent["messages"]) == 1
+    content = sent["messages"][0]["content"]
+    text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+    assert "image_url" not in json.dumps(content)
+    assert "CONCLUSION-P3 Galaxies grow fast." in text and "Caption: cap-P3-3." in text and "cite-P3-2" in text
+    schema = sent["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["choice"]["enum"] == ["C1", "C2", "C3"]
     counts = {k: out[k] for k in ("papers", "votes", "majority", "tie", "no_majority", "skipped", "errors")}
     assert counts == {"papers": 4, "votes": 4, "majority": 1, "tie": 1, "no_majority": 0, "skipped": 2, "errors": 0}
     assert (out["reused"], out["recorded"], out["prompt_version"]) == (0, 2, "1")

@@ -53,7 +53,6 @@ one. :func:`chart_abstracts` gives drafting the chosen chart of every paper with
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -64,7 +63,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from zuhyo.build.labelling import ATTEMPTS, LabelTask, parse_reply
+from zuhyo.build.labelling import ATTEMPTS, parse_json_reply, schema_instruction
 from zuhyo.build.qa_tables import AbstractOutcome, AbstractVote
 from zuhyo.build.queries import dropped_figure_ids
 from zuhyo.build.records import record_error, resolve_error
@@ -243,9 +242,8 @@ def render_prompt(prompt: Prompt, paper: Paper) -> str:
 # --- the reply ----------------------------------------------------------------------------------------------------
 
 @cache
-def reply_task(n: int) -> LabelTask:
-    """The reply's JSON schema for a paper of ``n`` charts (chart keys constrained to C1..Cn), as a labelling task
-    so that :func:`zuhyo.build.labelling.parse_reply` checks it."""
+def reply_model(n: int) -> type[BaseModel]:
+    """The reply's JSON schema for a paper of ``n`` charts, chart names limited to C1..Cn (``extra="forbid"``)."""
     key = Literal[tuple(f"C{i}" for i in range(1, n + 1))]  # type: ignore[valid-type]
     entry = create_model("ChartRelevance", __config__=ConfigDict(extra="forbid"),
                          chart=(key, ...), summary=(str, ...), relevance=(int, Field(ge=0, le=10)),
@@ -253,12 +251,7 @@ def reply_task(n: int) -> LabelTask:
     reply: type[BaseModel] = create_model(  # type: ignore[call-overload]
         "ChartAbstractReply", __config__=ConfigDict(extra="forbid"),
         paper_summary=(str, ...), charts=(list[entry], ...), choice=(key, ...))  # type: ignore[valid-type]
-
-    def no_import(_row: dict[str, str]) -> Any:
-        raise ValueError("chart abstracts are not imported from a CSV")
-
-    return LabelTask(stage=STAGE, prompt_name=PROMPT_NAME, reply_model=reply, to_value=lambda r: r, columns=(),
-                     from_columns=no_import)
+    return reply
 
 
 def check_reply(reply: Any, keys: Sequence[str]) -> str:
@@ -287,7 +280,7 @@ def parse_vote(text: str, keys: Sequence[str]) -> tuple[Any, str]:
     if obj is not None and isinstance(obj.get("choice"), str) and obj["choice"] not in keys:
         return None, (f"choice {obj['choice']!r} is not a chart of this paper (the charts are "
                       f"{keys[0]} to {keys[-1]})")
-    reply, problem = parse_reply(reply_task(len(keys)), text)
+    reply, problem = parse_json_reply(reply_model(len(keys)), text)
     if reply is None:
         return None, problem
     problem = check_reply(reply, keys)
@@ -295,9 +288,8 @@ def parse_vote(text: str, keys: Sequence[str]) -> tuple[Any, str]:
 
 
 def instruction(n: int) -> str:
-    return (f"Reply with only one JSON object valid against this JSON schema, nothing else; list each of C1 to C{n} "
-            "once and choose a chart of highest relevance: "
-            + json.dumps(reply_task(n).schema(), ensure_ascii=False))
+    return (schema_instruction(reply_model(n).model_json_schema())
+            + f" List each of C1 to C{n} once and choose a chart of highest relevance.")
 
 
 # --- the vote -----------------------------------------------------------------------------------------------------
@@ -395,9 +387,9 @@ async def _vote_all(ws: Workspace, papers: list[Paper], backends: Sequence[Model
     gate = asyncio.Semaphore(concurrency)
 
     def config(n: int) -> GenerationConfig:
-        task = reply_task(n)
+        schema = reply_model(n).model_json_schema()
         extra = {"response_format": {"type": "json_schema", "json_schema": {
-            "name": "chart_abstract", "strict": True, "schema": task.schema()}}} if constrained else {}
+            "name": "chart_abstract", "strict": True, "schema": schema}}} if constrained else {}
         return GenerationConfig(temperature=0.0, max_tokens=max_tokens, extra_body=extra)
 
     def store(paper: Paper, model: str, figure_id: int | None, *, reply: Any = None, raw: str | None = None,

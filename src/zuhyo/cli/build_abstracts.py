@@ -3,7 +3,6 @@ Algorithm 2)."""
 
 from __future__ import annotations
 
-import os
 from typing import Annotated, Any
 
 import typer
@@ -15,6 +14,7 @@ from zuhyo.cli.build_label import (
     RetriesOpt,
     RetryBaseOpt,
     TimeoutOpt,
+    stage_backend,
 )
 from zuhyo.cli.workspace import WsArg, open_workspace
 
@@ -38,15 +38,11 @@ def abstracts_cmd(
     their relevance and picks one; a majority vote decides, ties and no majority are recorded, never guessed;
     re-runs reuse recorded votes."""
     from zuhyo.build.abstracts import run_abstracts
-    from zuhyo.build.asking import RetryingBackend
     from zuhyo.cli.build_collect import _progress
-    from zuhyo.evaluate.config import RetryPolicy
-    from zuhyo.models.base import BackendOptions, build_backend
 
-    options = BackendOptions(api_key=os.environ.get(api_key_env) or None, timeout_s=timeout)
-    policy = RetryPolicy(max_retries=retries, base_delay_s=retry_base)
     with open_workspace(ws) as w:
-        backends = [RetryingBackend(build_backend(m, options), policy, timeout) for m in models]
+        backends = [stage_backend(m, timeout=timeout, retries=retries, retry_base=retry_base, api_key_env=api_key_env,
+                                  max_image_pixels=None) for m in models]
         with _progress(quiet=json_out, label="abstracts") as (on_start, on_item):
             report = run_abstracts(w, backends, concurrency=concurrency, constrained=constrained,
                                    max_tokens=max_tokens, on_start=on_start, on_item=on_item)
