@@ -2,7 +2,7 @@
 
 Each function is one write transaction. Handing out work is atomic: an assignment row is live (open or
 submitted) for at most one person per (step, target, round, slot) — a partial unique index — and on PostgreSQL
-the hand-out additionally runs under a transaction-scoped advisory lock, as SQLite's ``BEGIN IMMEDIATE`` does.
+every workflow transaction runs under one advisory lock, as SQLite's ``BEGIN IMMEDIATE`` serialises them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from zuhyo.annotate.assign_base import (
     current_open,
     expire_stale,
     figure_view,
-    lock_handout,
     new_assignment,
     non_empty,
     open_flags,
@@ -99,7 +98,6 @@ def next_author_task(db: Database, user_id: int, config: WorkflowConfig = DEFAUL
 
     def work(s: Session) -> AuthorTask | None:
         user = require(s, user_id, "annotator")
-        lock_handout(s, "author")
         now = utcnow()
         expire_stale(s, now)
         held = current_open(s, user.id, "author")
@@ -237,7 +235,6 @@ def next_verify_task(db: Database, user_id: int, config: WorkflowConfig = DEFAUL
 
     def work(s: Session) -> VerifyTask | None:
         user = require(s, user_id, "annotator")
-        lock_handout(s, "verify")
         now = utcnow()
         expire_stale(s, now)
         held = current_open(s, user.id, "verify")

@@ -19,22 +19,26 @@ from zuhyo.build.tables import Document, FigureRow, Source, utcnow
 T = TypeVar("T")
 #: Whole-transaction retries when a concurrent writer wins a unique-constraint race (PostgreSQL).
 ATTEMPTS = 12
-#: PostgreSQL advisory lock serialising hand-outs per step (as SQLite's BEGIN IMMEDIATE serialises all writes).
-_PG_HANDOUT_LOCK = 7_240_612
-_STEP_LOCK = {"author": 1, "verify": 2, "review": 3, "error": 4}
+#: Any fixed number: the PostgreSQL advisory lock that serialises workflow transactions (see :func:`transact`).
+_PG_WORKFLOW_LOCK = 7_240_612
 MAX_KEY_CHARS = 100
 
 
 def transact(db: Database, work: Callable[[Session], T]) -> T:
-    """``work`` in one write transaction, re-run from scratch when it lost a unique-constraint race."""
-    return db.write_retrying(work, attempts=ATTEMPTS)
+    """``work`` in one write transaction, re-run from scratch when it lost a unique-constraint race.
 
+    On PostgreSQL the transaction first takes a transaction-scoped advisory lock shared by every workflow
+    transaction, so they run one at a time as SQLite's ``BEGIN IMMEDIATE`` makes them: under READ COMMITTED two
+    statements of one hand-out could otherwise see a submission half-way (the assignment already submitted, the
+    item not yet there) and hand the same figure to a second author.
+    """
 
-def lock_handout(s: Session, step: str) -> None:
-    """Serialise hand-outs of ``step`` on PostgreSQL (a transaction-scoped advisory lock); SQLite's
-    ``BEGIN IMMEDIATE`` already holds the database's write lock."""
-    if s.get_bind().dialect.name == "postgresql":
-        s.connection().exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_HANDOUT_LOCK}, {_STEP_LOCK[step]})")
+    def locked(s: Session) -> T:
+        if s.get_bind().dialect.name == "postgresql":
+            s.connection().exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_WORKFLOW_LOCK})")
+        return work(s)
+
+    return db.write_retrying(locked, attempts=ATTEMPTS)
 
 
 def aware(value: datetime | None) -> datetime | None:

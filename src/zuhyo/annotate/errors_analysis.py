@@ -18,7 +18,6 @@ from zuhyo.annotate.assign_base import (
     aware,
     current_open,
     expire_stale,
-    lock_handout,
     new_assignment,
     own_open_assignment,
     replay,
@@ -146,7 +145,6 @@ def next_error_task(db: Database, user_id: int, config: WorkflowConfig = DEFAULT
         user = require(s, user_id)
         if not {"annotator", "expert", "admin"} & set(user.roles or []):
             raise WorkflowError(f"user {user.name!r} has no role that tags errors")
-        lock_handout(s, "error")
         now = utcnow()
         expire_stale(s, now)
         held = current_open(s, user.id, "error")

@@ -22,7 +22,6 @@ from zuhyo.annotate.assign_base import (
     current_open,
     expire_stale,
     figure_view,
-    lock_handout,
     new_assignment,
     open_flags,
     own_open_assignment,
@@ -109,7 +108,6 @@ def assign_reviews(db: Database, rng: random.Random, *, config: WorkflowConfig =
     Items for which too few experts are left keep their free slots (see :func:`zuhyo.annotate.dashboard`)."""
 
     def work(s: Session) -> int:
-        lock_handout(s, "review")
         expire_stale(s, utcnow())
         experts = _experts(s)
         made = 0
@@ -141,7 +139,6 @@ def next_review_task(db: Database, user_id: int, rng: random.Random | None = Non
 
     def work(s: Session) -> ReviewTask | None:
         user = require(s, user_id, "expert")
-        lock_handout(s, "review")
         expire_stale(s, utcnow())
         held = current_open(s, user.id, "review")
         if held is not None:
