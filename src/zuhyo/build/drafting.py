@@ -34,14 +34,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from zuhyo.build.abstracts import chart_abstracts
 from zuhyo.build.draft_checks import choice_reason, duplicate_reason, leak_reason, yes_no_reason
 from zuhyo.build.draft_kinds import DraftKind, kinds_for, paper_context
 from zuhyo.build.labelling import parse_json_reply, schema_instruction
 from zuhyo.build.qa_items import add_qa_item
-from zuhyo.build.qa_tables import AbstractOutcome, QAItemRow
+from zuhyo.build.qa_tables import QAItemRow
 from zuhyo.build.queries import dropped_figure_ids
 from zuhyo.build.records import record_error, resolve_error
 from zuhyo.build.sample_stage import current_sample
@@ -106,20 +107,13 @@ def draft_key(figure_id: int, kind: DraftKind, model: str, prompt_version: str) 
     return f"draft/{figure_id}/{kind.style}/{kind.key_part}/{model}/{prompt_version}"
 
 
-def chart_abstracts(s: Session) -> dict[int, int]:
-    """``{figure id: document id}`` of the chart abstracts: each paper's latest outcome, when a majority."""
-    latest = select(func.max(AbstractOutcome.id)).group_by(AbstractOutcome.document_id).scalar_subquery()
-    rows = s.scalars(select(AbstractOutcome).where(AbstractOutcome.id.in_(latest)))
-    return {r.figure_id: r.document_id for r in rows if r.outcome == "majority" and r.figure_id is not None}
-
-
 def select_targets(ws: Workspace, style: str, kinds: tuple[DraftKind, ...], *, all_kept: bool = False
                    ) -> tuple[list[Target], str, int]:
     """The figures to draft for with their kinds, where they came from, and how many are chart abstracts."""
     with ws.db.read() as s:
         dropped = dropped_figure_ids(s)
         kept = [i for i in s.scalars(select(FigureRow.id).order_by(FigureRow.id)) if i not in dropped]
-        abstracts = {f: d for f, d in chart_abstracts(s).items() if f not in dropped}
+    abstracts = {f: d for d, f in chart_abstracts(ws).items() if f not in dropped}
     sample = [i for i in current_sample(ws) if i not in dropped]
     per_figure: dict[int, list[DraftKind]] = {}
     fqa = [k for k in kinds if not k.abstract_only]
