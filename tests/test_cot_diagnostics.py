@@ -74,3 +74,14 @@ def test_summary_json_holds_diagnostics_per_model_and_prompt(tmp_path, fake_serv
                                           "looping": [f"sample-ja/{ids[0]} run 0"]}
     assert rows["direct"]["n_replies"] == rows["cot"]["n_replies"] == 4
     assert rows["cot"]["median_completion_tokens"] is not None
+
+
+def test_cli_prints_a_diagnostics_line_for_flagged_replies(tmp_path, fake_server):
+    from conftest import run_cli
+
+    samples = load_benchmark("sample-ja").samples[:2]
+    server = fake_server(answers={samples[0].question: LOOP_EN, samples[1].question: samples[1].answers[0]})
+    spec = f"openai:fake@{server.base_url}"
+    proc = run_cli("eval", "--bench", "sample-ja", "--limit", "2", "--runs", "1", "--prompt", "direct",
+                   "--judge", "rules", "--model", spec, "--out", str(tmp_path / "run"), "--quiet")
+    assert f"diagnostics {spec} / direct: 1/2 repetition loop" in proc.stdout

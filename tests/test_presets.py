@@ -94,3 +94,19 @@ def test_zuhyo_list_shows_the_presets():
     names = {e["name"]: e["description"] for e in doc["model_presets"]}
     assert {f"preset:{n}" for n in HAKUSHO_MODELS} <= set(names)
     assert "reasoning_effort=medium" in names["preset:gpt-5.1"] and "temperature=omit" in names["preset:gpt-5.1"]
+
+
+def test_preset_as_judge_sends_no_temperature(tmp_path, fake_server):
+    """HakushoBench §5.1's judge is GPT-5.1, which takes no temperature: llm:preset:gpt-5.1 omits it."""
+    model = fake_server()
+    judge = fake_server(record_bodies=True, default_answer="reasoning: same\ncorrect: yes")
+    judge_spec = f"llm:preset:gpt-5.1@{judge.base_url}"
+    summary = run_cli_json("eval", "--bench", "sample-ja", "--limit", "2", "--runs", "1", "--prompt", "direct",
+                           "--judge", judge_spec, "--model", f"openai:fake@{model.base_url}",
+                           "--out", str(tmp_path / "run"), "--quiet", env={"OPENAI_API_KEY": "sk-test"})
+    assert [e["judge"] for e in summary["entries"]] == [judge_spec]
+    assert summary["entries"][0]["mean"] == 1.0
+    assert len(judge.state.bodies) == 2
+    for body in judge.state.bodies:
+        assert {k: v for k, v in body.items() if k != "messages"} == {
+            "model": "gpt-5.1-2025-11-13", "max_completion_tokens": 8192}

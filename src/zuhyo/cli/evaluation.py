@@ -182,7 +182,19 @@ def print_summary_table(summary: dict[str, Any], json_out: bool = False) -> None
                  f"{sc.get('reused', 0)} reused, "
                  f"{sc.get('cache_hits', 0)} cache hits, {sc.get('judge_errors', 0)} judge errors; "
                  f"decided by {sc.get('decided_by', {})}")
+    print_diagnostics(summary, to)
     warn_low_coverage(summary)
+
+
+def print_diagnostics(summary: dict[str, Any], to: Any) -> None:
+    """One line per model × prompt whose replies hit the token limit, lack a final answer or loop."""
+    for d in summary.get("diagnostics") or []:
+        flags = [f"{d[f'n_{k}']}/{d['n_replies']} {label}" for k, label in
+                 (("truncated", "hit the token limit"), ("no_final_answer", "no final answer"),
+                  ("looping", "repetition loop")) if d.get(f"n_{k}")]
+        if flags:
+            to.print(f"diagnostics {d['model']} / {d['prompt']}: {', '.join(flags)}", highlight=False,
+                     markup=False, soft_wrap=True)
 
 
 def coverage_text(entry: dict[str, Any]) -> str:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
 from zuhyo.errors import ZuhyoError
-from zuhyo.models.generation import Overrides, SettingError, prompt_tables
+from zuhyo.models.base import BackendOptions, ChatRequest, ModelBackend, ModelReply, build_backend
+from zuhyo.models.generation import ALL_PROMPTS, Overrides, SettingError, prompt_tables
 
 PREFIX = "preset:"
 ENDPOINT_KINDS = ("openai", "gemini", "vllm")
@@ -129,3 +130,30 @@ def resolve_model(spec: str, environ: Mapping[str, str]) -> ResolvedModel:
         if key is None:
             raise PresetError(f"model preset {name!r} needs its API key in ${preset.api_key_env}, which is not set")
     return ResolvedModel(preset.spec(base_url or None), key, dict(preset.settings), name)
+
+
+class PresetBackend:
+    """A preset's backend for requests that have no prompt style (judges, labelling): the preset's settings for
+    every prompt (``[generation]``) are applied to each request, so e.g. ``llm:preset:gpt-5.1`` sends no
+    temperature. Its spec is the ``preset:`` spec (so judge ids name the preset and its settings)."""
+
+    is_baseline = False
+
+    def __init__(self, spec: str, inner: ModelBackend, overrides: Overrides) -> None:
+        self.spec = spec
+        self.inner = inner
+        self.overrides = overrides
+        self.max_image_pixels = inner.max_image_pixels
+
+    async def generate(self, request: ChatRequest) -> ModelReply:
+        return await self.inner.generate(replace(request, config=self.overrides.apply(request.config)))
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def preset_backend(spec: str, environ: Mapping[str, str], options: BackendOptions) -> PresetBackend:
+    """The backend of ``preset:<name>[@<base_url>]`` with the preset's key and all-prompt settings."""
+    resolved = resolve_model(spec, environ)
+    inner = build_backend(resolved.spec, replace(options, api_key=resolved.api_key or options.api_key))
+    return PresetBackend(spec, inner, resolved.settings.get(ALL_PROMPTS, Overrides()))

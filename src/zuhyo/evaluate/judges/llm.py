@@ -131,6 +131,12 @@ def backend_for_judge(kind: str, spec: str, options: JudgeOptions) -> ModelBacke
     if not spec:
         raise ValueError(f"judge '{kind}' needs a model spec: {kind}:<model spec>, e.g. "
                          f"{kind}:openai:gpt-4o-mini@http://127.0.0.1:8000/v1")
+    if spec.startswith("preset:"):  # e.g. llm:preset:gpt-5.1 — the judge of HakushoBench §5.1, no temperature
+        import os
+
+        from zuhyo.models.presets import preset_backend
+
+        return preset_backend(spec, os.environ, BackendOptions(api_key=options.api_key, timeout_s=options.timeout_s))
     return build_backend(spec, BackendOptions(api_key=options.api_key, timeout_s=options.timeout_s))
 
 
