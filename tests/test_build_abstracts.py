@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from conftest import run_cli, run_cli_json
+from postgres_cluster import PostgresCluster, postgres  # noqa: F401 - the session fixture
 
 pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
 pytest.importorskip("pylatexenc", reason="the [build] extra is needed")
@@ -239,6 +240,13 @@ def test_invalid_replies_reasked_refusal_is_an_error_timeout_retried(ws: Path, f
                                 doc_id(ws, "P3"))] == ["no_majority", "majority"]
 
 
+def test_concurrency_bounds_requests_of_all_models_together(ws: Path, fake_server):
+    server = fake_server(answers={"ABSTRACT-P3": vote("C1", 3), "ABSTRACT-P2": vote("C2", 2)}, latency_s=0.4)
+    out = abstracts(ws, spec(server, "a"), spec(server, "b"), extra=("--concurrency", "3"))
+    assert (out["votes"], out["majority"]) == (4, 2)
+    assert server.state.requests == 4 and server.state.max_in_flight == 3
+
+
 def test_needs_two_distinct_models(ws: Path, fake_server):
     a = fake_server(answers={})
     one = run_cli("abstracts", str(ws), "--model", spec(a, "a"), check=False)
@@ -309,6 +317,30 @@ def test_dropped_figures_are_not_charts(ws: Path, fake_server):
     out = abstracts(ws, spec(a, "a"), spec(b, "b"))
     assert "ABSTRACT-P2" not in a.state.seen_questions
     assert {s["locator"]: s["reason"] for s in out["skipped_items"]}["P2"].startswith("1 kept figure")
+
+
+def test_abstracts_on_postgres(postgres: PostgresCluster, tmp_path: Path, fake_server):  # noqa: F811
+    ws = tmp_path / "ws"
+    run_cli("init", str(ws), "--db", postgres.create_database("zuhyo_abstracts"))
+    for name, n, seed in (("P3", 3, 1), ("P2", 2, 2)):
+        run_cli_json("collect", "latex", str(ws), str(make_paper(tmp_path / name, name, n, seed)), "--paper-id", name)
+    a = fake_server(answers={"ABSTRACT-P3": vote("C3", 3), "ABSTRACT-P2": vote("C1", 2)})
+    b = fake_server(answers={"ABSTRACT-P3": vote("C3", 3), "ABSTRACT-P2": vote("C2", 2)})
+    c = fake_server(answers={"ABSTRACT-P3": vote("C1", 3), "ABSTRACT-P2": vote("C1", 2)})
+    first = abstracts(ws, spec(a, "a"), spec(b, "b"))
+    assert (first["votes"], first["majority"], first["tie"], first["recorded"]) == (4, 1, 1, 2)
+    again = abstracts(ws, spec(a, "a"), spec(b, "b"))
+    assert (again["votes"], again["reused"], again["recorded"]) == (0, 4, 0)
+    third = abstracts(ws, spec(a, "a"), spec(b, "b"), spec(c, "c"))
+    assert (third["votes"], third["reused"], third["majority"], third["tie"], third["recorded"]) == (2, 4, 2, 0, 2)
+    assert (a.state.requests, b.state.requests, c.state.requests) == (2, 2, 2)
+    from zuhyo.build.abstracts import abstract_outcomes, chart_abstracts
+    from zuhyo.build.workspace import Workspace
+
+    with Workspace.open(ws) as w:
+        chosen = chart_abstracts(w)
+        latest = abstract_outcomes(w)
+    assert len(chosen) == 2 and all(o["outcome"] == "majority" for o in latest.values())
 
 
 celerite = pytest.mark.skipif(not (DATA / "dfm_celerite").is_dir() or not (DATA / "aastex_sample63").is_dir(),
