@@ -143,3 +143,12 @@ def test_errors_import_sample_tag_and_breakdown(runset: dict, tmp_path: Path):
         assert dashboard(w.db)["errors"]["groups"][0]["types"] == {"counting": 3, "perception": 2}
     out = run_cli_json("errors", "breakdown", str(ws))["groups"][0]
     assert (out["samples"], out["tagged"], out["types"]) == (5, 5, {"counting": 3, "perception": 2})
+    report = run_cli_json("report", str(runset["dir"]), "--out", str(tmp_path / "report"), "--workspace", str(ws),
+                          "--no-plots", "--bootstrap", "100")
+    assert "error_analysis" in report["tables"]
+    assert report["error_analysis"]["groups"][0]["types"] == {"counting": 3, "perception": 2}
+    table = (tmp_path / "report" / "tables" / "error_analysis.md").read_text(encoding="utf-8")
+    assert "60.0% (3)" in table and "40.0% (2)" in table
+    plain = run_cli_json("report", str(runset["dir"]), "--out", str(tmp_path / "report2"), "--no-plots",
+                         "--bootstrap", "100")
+    assert "error_analysis" not in plain["tables"] and "error_analysis" not in plain

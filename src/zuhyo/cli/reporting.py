@@ -37,6 +37,9 @@ def register(app: typer.Typer) -> None:
             "--reference-scores", help="Published scores to show beside the measured ones, with the difference: a "
                                        "CSV (benchmark,model,prompt,category,score[,std,source]) or a bundled "
                                        "table: domaincqa-table2 | hakushobench-text (repeatable).")] = None,
+        workspace: Annotated[Path | None, typer.Option(
+            "--workspace", help="A workspace whose error analysis (`zuhyo errors`) to show: error types per "
+                                "model.")] = None,
         json_out: JsonOpt = False,
     ) -> None:
         """Tables (Markdown, CSV, LaTeX), bootstrap CIs and paired tests, plots and index.html from run sets."""
@@ -45,7 +48,7 @@ def register(app: typer.Typer) -> None:
         doc = build_report(list(dirs), out, ReportOptions(
             tags=list(tag or []), judge=list(judge or []), n_resamples=bootstrap, seed=seed,
             min_category_items=min_items, font=font, max_failed_per_model=max_failed, strict=strict,
-            plots=not no_plots, reference_scores=list(reference_scores or [])))
+            plots=not no_plots, reference_scores=list(reference_scores or []), workspace=workspace))
         for p in doc["problems"]:
             console.print(f"[yellow]{p['kind']}:[/] {p['message']}", highlight=False)
         results(json_out).print(f"{len(doc['tables'])} tables, {len(doc['plots'])} plots; report: {doc['index']}",

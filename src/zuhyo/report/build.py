@@ -43,6 +43,8 @@ class ReportOptions:
     plots: bool = True
     reference_scores: list[str] = field(default_factory=list)
     """Published-score CSVs (paths or bundled names, :mod:`zuhyo.report.reference`) shown beside the measured."""
+    workspace: Path | None = None
+    """A workspace whose error analysis (``zuhyo errors``, HakushoBench §6.3) the report shows when present."""
 
 
 def _cells_json(agg: Aggregate, an: Analysis) -> list[dict[str, Any]]:
@@ -129,6 +131,12 @@ def build_report(dirs: list[Path], out: Path, options: ReportOptions | None = No
     labels = model_labels(agg.models, agg.baselines)
     extra_tables, extra_json = _diagnostics_and_references(agg, cells, labels, opts.reference_scores)
     tables += extra_tables
+    if opts.workspace is not None:
+        from zuhyo.report.error_table import error_section
+
+        error_tables, error_json = error_section(opts.workspace, labels)
+        tables += error_tables
+        extra_json.update(error_json)
     out.mkdir(parents=True, exist_ok=True)
     files = write_tables(tables, out)
     plots = build_plots(agg, tags, out / "plots", min_items=opts.min_category_items, font=opts.font) \
