@@ -172,7 +172,7 @@ def test_secret_is_made_once_in_the_workspace_and_sessions_survive_a_restart(ws:
     a = Client(create_app(ws), "alice")
     secret = (ws.root / ".serve-secret").read_text()
     assert (ws.root / ".serve-secret").stat().st_mode & 0o077 == 0
-    cookie = a.http.cookies.get("zuhyo_session")
+    cookie = a.http.cookies["zuhyo_session"]
     restarted = TestClient(create_app(ws))  # a new app on the same workspace: same secret, same signatures
     restarted.cookies.set("zuhyo_session", cookie)
     assert restarted.get("/", follow_redirects=False).status_code == 200
@@ -197,7 +197,7 @@ def test_login_sets_a_signed_httponly_samesite_cookie_and_logout_ends_the_sessio
     assert c.get("/", follow_redirects=False).status_code == 303
     # A forged cookie (someone else's user id, no valid signature) is ignored.
     forged = TestClient(app)
-    forged.cookies.set("zuhyo_session", c.http.cookies.get("zuhyo_session").replace("a", "b", 1) + "x")
+    forged.cookies.set("zuhyo_session", c.http.cookies["zuhyo_session"].replace("a", "b", 1) + "x")
     assert forged.get("/", follow_redirects=False).headers["location"] == "/login"
 
 
