@@ -4,12 +4,12 @@ request) answers workspace QA items; text_only, reference_doubt and ambiguity fl
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import run_cli, run_cli_json
+from test_build_abstracts import query
 
 pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
 
@@ -57,14 +57,6 @@ def specs(servers: list[Any]) -> list[str]:
     for i, server in enumerate(servers, start=1):
         out += ["--model", f"openai:m{i}@{server.base_url}"]
     return out
-
-
-def query(ws: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    con = sqlite3.connect(ws / "zuhyo.db")
-    try:
-        return con.execute(sql, args).fetchall()
-    finally:
-        con.close()
 
 
 def flags(ws: Path) -> set[tuple[int, str]]:
@@ -202,6 +194,30 @@ def test_undecided_verdicts_are_not_wrong(tmp_path: Path, fake_server):
     assert query(ws, "SELECT detail FROM qa_flags")[0][0].startswith("1 of 1 models answered correctly")
     verdicts = query(ws, "SELECT verdict, COUNT(*) FROM qa_model_answers GROUP BY verdict ORDER BY verdict")
     assert verdicts == [("correct", 1), ("undecided", 5), ("wrong", 2)]
+
+
+def test_another_judge_rejudges_stored_answers_and_a_failing_judge_is_no_wrong_answer(tmp_path: Path,
+                                                                                       fake_server):
+    """`--judge auto:<spec>` (cascade for hakusho items): the LLM decides what rules cannot, on stored answers."""
+    ws = make_ws(tmp_path, items={"c1": ("【c1】首都はどこか", "東京")})
+    models = [fake_server(answers={"【c1】": "東京都"}, blind_answers={"【c1】": "名古屋"}) for _ in range(2)]
+    first = run_cli_json("audit", str(ws), *specs(models))
+    assert (first["asked"], first["undecided"]) == (4, 4)  # rules: "one text contains the other", "texts differ"
+    verdict = "extracted_final_answer: {a}\nreasoning: compared\ncorrect: {c}\nconfidence: 100"
+    judge = fake_server(answers={"[response]: 東京都": verdict.format(a="東京都", c="yes"),
+                                 "[response]: 名古屋": verdict.format(a="名古屋", c="no")},
+                        fail_rate=1.0, faults=("500",))
+    spec = f"auto:openai:judge@{judge.base_url}"
+    down = run_cli_json("audit", str(ws), *specs(models), "--judge", spec)
+    assert (down["asked"], down["judged"], down["judge_errors"]) == (0, 0, 4)
+    assert query(ws, "SELECT COUNT(*) FROM qa_model_answers WHERE verdict IS NULL AND error IS NULL") == [(4,)]
+    judge.state.fail_rate = 0.0
+    up = run_cli_json("audit", str(ws), *specs(models), "--judge", spec)
+    assert (up["asked"], up["judged"], up["judge_errors"], up["undecided"]) == (0, 4, 0, 0)
+    assert all(m.state.requests == 2 for m in models)  # the models were asked once, whatever the judge
+    rows = query(ws, "SELECT purpose, verdict, judge FROM qa_model_answers ORDER BY purpose, model")
+    assert rows == [("audit_blind", "wrong", spec)] * 2 + [("audit_image", "correct", spec)] * 2
+    assert up["flags"] == {"text_only": 0, "reference_doubt": 0, "ambiguity": 0}
 
 
 def test_astro_item_is_judged_by_the_astrochart_routing(tmp_path: Path):

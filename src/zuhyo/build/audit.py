@@ -436,8 +436,9 @@ class _Auditor:
 
 
 def list_flags(ws: Workspace, *, status: str | None = "open", kinds: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """The flags (``status`` None: all), oldest first, with their item's key, question and reference."""
-    query = select(QAFlag, QAItemRow).join(QAItemRow, QAFlag.qa_item_id == QAItemRow.id).order_by(QAFlag.id)
+    """The flags (``status`` None: all) by item, oldest first, with their item's key, question and reference."""
+    query = (select(QAFlag, QAItemRow).join(QAItemRow, QAFlag.qa_item_id == QAItemRow.id)
+             .order_by(QAFlag.qa_item_id, QAFlag.id))
     if status is not None:
         query = query.where(QAFlag.status == status)
     if kinds:

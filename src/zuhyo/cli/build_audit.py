@@ -68,7 +68,7 @@ def audit_cmd(
     with open_workspace(ws) as w:
         out = _audit(w, model, judge, statuses, text_only_rule=text_only_rule, scatter=scatter,
                      concurrency=concurrency, timeout=timeout, retries=retries, retry_base=retry_base,
-                     api_key=os.environ.get(api_key_env) or None, max_image_pixels=max_image_pixels,
+                     api_key_env=api_key_env, max_image_pixels=max_image_pixels,
                      max_tokens=max_tokens, json_out=json_out)
     if json_out:
         emit_json(out)
@@ -87,21 +87,18 @@ def audit_cmd(
 
 
 def _audit(w: Any, models: list[str], judge_spec: str, statuses: tuple[str, ...], *, text_only_rule: str,
-           scatter: float, concurrency: int, timeout: float, retries: int, retry_base: float, api_key: str | None,
+           scatter: float, concurrency: int, timeout: float, retries: int, retry_base: float, api_key_env: str,
            max_image_pixels: int | None, max_tokens: int, json_out: bool) -> dict[str, Any]:
-    from zuhyo.build.asking import RetryingBackend
     from zuhyo.build.audit import AuditOptions, run_audit
     from zuhyo.cli.build_collect import _progress
-    from zuhyo.evaluate.config import RetryPolicy
+    from zuhyo.cli.build_label import stage_backend
     from zuhyo.evaluate.judges import JudgeOptions, build_judge
-    from zuhyo.models.base import BackendOptions, ModelBackend, build_backend
+    from zuhyo.models.base import ModelBackend
 
-    policy = RetryPolicy(max_retries=retries, base_delay_s=retry_base)
     backends: list[ModelBackend] = [
-        RetryingBackend(build_backend(spec, BackendOptions(api_key=api_key, timeout_s=timeout,
-                                                           max_image_pixels=max_image_pixels)), policy, timeout)
-        for spec in models]
-    judge = build_judge(judge_spec, JudgeOptions(api_key=api_key, timeout_s=timeout))
+        stage_backend(spec, timeout=timeout, retries=retries, retry_base=retry_base, api_key_env=api_key_env,
+                      max_image_pixels=max_image_pixels) for spec in models]
+    judge = build_judge(judge_spec, JudgeOptions(api_key=os.environ.get(api_key_env) or None, timeout_s=timeout))
     options = AuditOptions(text_only_rule=text_only_rule, scatter=scatter, statuses=statuses,
                            concurrency=concurrency, max_tokens=max_tokens)
     with _progress(quiet=json_out, label="auditing") as (on_start, on_item):
