@@ -367,3 +367,36 @@ def test_prompts_quote_the_papers():
     for flag in ("Global", "Multi-hop", "Counting", "External knowledge", "Visual", "Other"):
         assert f'"{flag}":' in hakusho
     assert all(k.prompt.version == "1" for k in (*ASTRO_KINDS, HAKUSHO_KIND))
+
+
+def test_hakusho_drafts_for_real_chartqa_charts(tmp_path: Path, fake_server, shared_data: Path):
+    """The 30 real ChartQA test charts of ../shared/data each get one short-answer draft; their images are sent."""
+    charts = shared_data / "chartqa" / "test" / "png"
+    ws = tmp_path / "ws"
+    run_cli("init", str(ws))
+    assert run_cli_json("collect", "folder", str(ws), str(charts))["figures"] == 30
+    server = fake_server(default_answer=hq("What is the difference between the two largest bars?", "12",
+                                           ["Multi-hop"]))
+    out = run_cli_json("draft", str(ws), "--model", f"openai:m@{server.base_url}", "--style", "hakusho")
+    assert (out["figures"], out["drafted"], out["errors"], sum(out["rejected"].values())) == (30, 30, 0, 0)
+    assert server.state.requests == 30
+    assert server.state.bytes_in > sum(p.stat().st_size for p in charts.glob("*.png"))
+    assert {r["difficulty"][0] for r in items(ws)} == {"Multi-hop"}
+
+
+def test_missing_image_is_an_error_per_draft_and_counted(tmp_path: Path, fake_server):
+    from zuhyo.build.tables import FigureRow
+    from zuhyo.build.workspace import Workspace
+
+    ws = make_ws(tmp_path, 2)
+    with Workspace.open(ws) as w:
+        with w.db.read() as s:
+            sha = s.get(FigureRow, 2).sha256
+        path = w.images.path_for(sha)
+        path.unlink()
+    server = fake_server(default_answer=hq("凡例にある項目の数はいくつか。", "5", ["Counting"]))
+    out = run_cli_json("draft", str(ws), "--model", f"openai:m@{server.base_url}", "--style", "hakusho")
+    assert (out["figures"], out["drafted"], out["errors"]) == (2, 1, 1) and server.state.requests == 1
+    assert out["error_items"] == [{"figure_id": 2, "kind": "short-answer",
+                                   "reason": f"image: image {sha[:12]} is missing from the image store"}]
+    assert [(fid, reason) for _, fid, reason in open_errors(ws)] == [(2, out["error_items"][0]["reason"])]
