@@ -257,7 +257,7 @@ def test_needs_two_distinct_models(ws: Path, fake_server):
 
 
 def test_tally_outcomes():
-    from zuhyo.build.abstracts import tally
+    from zuhyo.build.abstract_vote import tally
 
     assert tally({"a": 7, "b": 7}) == ("majority", 7)
     assert tally({"a": 7, "b": 8}) == ("tie", None)
@@ -307,6 +307,29 @@ def test_prompt_holds_abstract_conclusion_captions_and_citing_text(ws: Path):
     for i in (1, 2, 3):
         assert f"C{i}: Figure {i}\nCaption: cap-P3-{i}.\nCited in:\n- Figure {i} shows cite-P3-{i}." in text
     assert "The paper's 3 charts" in text and "C1 to C3" in text and "$" not in text
+
+
+def test_votes_over_changed_charts_are_asked_again_and_kept(ws: Path, fake_server):
+    a = fake_server(answers={"ABSTRACT-P3": [vote("C3", 3), vote("C2", 2)], "ABSTRACT-P2": vote("C1", 2)})
+    b = fake_server(answers={"ABSTRACT-P3": [vote("C3", 3), vote("C2", 2)], "ABSTRACT-P2": vote("C1", 2)})
+    first = abstracts(ws, spec(a, "a"), spec(b, "b"))
+    p3 = chart_ids(ws, "P3")
+    assert first["majority"] == 2 and {o["figure_id"] for o in first["outcomes"]} >= {p3[2]}
+    run_cli_json("decide", str(ws), str(p3[2]), "drop", "--reason", "not a chart")  # the chosen chart goes
+    again = abstracts(ws, spec(a, "a"), spec(b, "b"))
+    assert (again["votes"], again["reused"], again["outdated"], again["recorded"]) == (2, 2, 2, 1)
+    assert (a.state.requests, b.state.requests) == (3, 3)  # only P3 asked again, over its 2 remaining charts
+    from zuhyo.build.abstracts import chart_abstracts
+    from zuhyo.build.workspace import Workspace
+
+    with Workspace.open(ws) as w:
+        assert chart_abstracts(w)[doc_id(ws, "P3")] == p3[1]
+    meta = json.loads(query(ws, "SELECT meta FROM abstract_votes WHERE document_id = ? AND model = ?",
+                            doc_id(ws, "P3"), spec(a, "a"))[0][0])
+    assert meta["charts"] == {"C1": p3[0], "C2": p3[1]}
+    assert [(e["figure_id"], e["charts"]) for e in meta["earlier"]] == [
+        (p3[2], {"C1": p3[0], "C2": p3[1], "C3": p3[2]})]  # the earlier vote is kept
+    assert abstracts(ws, spec(a, "a"), spec(b, "b"))["reused"] == 4
 
 
 def test_dropped_figures_are_not_charts(ws: Path, fake_server):

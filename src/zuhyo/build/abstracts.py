@@ -47,24 +47,26 @@ its vote beside the earlier ones. A (paper, model) with no valid reply after thr
 after the retries of :class:`zuhyo.build.asking.RetryingBackend`) keeps a vote row without a figure and with the
 error, is an item error of stage ``abstracts`` and is asked again on the next run; it counts as a missing vote
 (``null``). The vote's outcome is appended to ``abstract_outcomes`` when it differs from the paper's latest
-one. :func:`chart_abstracts` gives drafting the chosen chart of every paper with a majority.
+one (:mod:`zuhyo.build.abstract_vote`). :func:`chart_abstracts` gives drafting the chosen chart of every paper
+with a majority.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from zuhyo.build.abstract_vote import OUTCOMES, abstract_outcomes, chart_abstracts, record_outcome, tally
 from zuhyo.build.labelling import ATTEMPTS, parse_json_reply, schema_instruction
-from zuhyo.build.qa_tables import AbstractOutcome, AbstractVote
+from zuhyo.build.qa_tables import AbstractVote
 from zuhyo.build.queries import dropped_figure_ids
 from zuhyo.build.records import record_error, resolve_error
 from zuhyo.build.tables import Document, FigureRow
@@ -73,10 +75,11 @@ from zuhyo.errors import DataError
 from zuhyo.models.base import GenerationConfig, ModelBackend
 from zuhyo.prompts import Prompt, load_prompt
 
+__all__ = ["OUTCOMES", "AbstractsReport", "Paper", "abstract_outcomes", "chart_abstracts", "papers_to_vote",
+           "parse_vote", "render_prompt", "run_abstracts", "tally"]
+
 STAGE = "abstracts"
 PROMPT_NAME = "build/abstract"
-#: The outcomes of the vote (``abstract_outcomes.outcome``); only ``majority`` names a chart.
-OUTCOMES = ("majority", "tie", "no_majority", "no_votes")
 #: A chart abstract is chosen among at least this many kept figures.
 MIN_FIGURES = 2
 #: Characters of the abstract and of the conclusion put into the prompt.
@@ -112,6 +115,11 @@ class Paper:
 
     def figure_of(self, key: str) -> int:
         return next(c.figure_id for c in self.charts if c.key == key)
+
+    @property
+    def chart_map(self) -> dict[str, int]:
+        """``{"C1": figure id, ...}``: what a vote was cast over (kept in ``abstract_votes.meta["charts"]``)."""
+        return {c.key: c.figure_id for c in self.charts}
 
 
 class PaperSkip(BaseModel):
@@ -153,6 +161,8 @@ class AbstractsReport(BaseModel):
     """Valid votes recorded in this run."""
     reused: int = 0
     """Votes already recorded for the same paper, model and prompt version (not asked again)."""
+    outdated: int = 0
+    """Recorded votes asked again because the paper's charts changed since (a figure dropped or added)."""
     majority: int = 0
     tie: int = 0
     no_majority: int = 0
@@ -292,45 +302,6 @@ def instruction(n: int) -> str:
             + f" List each of C1 to C{n} once and choose a chart of highest relevance.")
 
 
-# --- the vote -----------------------------------------------------------------------------------------------------
-
-def tally(votes: Mapping[str, int | None]) -> tuple[str, int | None]:
-    """Algorithm 2 line 12: (outcome, chart) from each model's choice (None: the model gave no valid vote).
-
-    ``majority`` when one chart has more than half of the k votes (k = all models asked, missing votes
-    included); ``tie`` when several charts share the top count; ``no_majority`` when one chart leads without
-    more than half; ``no_votes`` when no model voted. Only ``majority`` names a chart: nothing is guessed.
-    """
-    counts = Counter(v for v in votes.values() if v is not None)
-    if not counts:
-        return "no_votes", None
-    top = max(counts.values())
-    leaders = [fid for fid, n in counts.items() if n == top]
-    if len(leaders) > 1:
-        return "tie", None
-    if 2 * top > len(votes):
-        return "majority", leaders[0]
-    return "no_majority", None
-
-
-def _latest_outcomes(s: Session) -> dict[int, AbstractOutcome]:
-    latest = select(func.max(AbstractOutcome.id)).group_by(AbstractOutcome.document_id)
-    return {row.document_id: row for row in s.scalars(select(AbstractOutcome).where(AbstractOutcome.id.in_(latest)))}
-
-
-def abstract_outcomes(ws: Workspace) -> dict[int, dict[str, Any]]:
-    """``{document id: {"outcome", "figure_id", "votes", "run_id"}}``: each paper's latest outcome."""
-    with ws.db.read() as s:
-        return {doc: {"outcome": row.outcome, "figure_id": row.figure_id, "votes": dict(row.votes or {}),
-                      "run_id": row.run_id} for doc, row in _latest_outcomes(s).items()}
-
-
-def chart_abstracts(ws: Workspace) -> dict[int, int]:
-    """``{document id: figure id}``: the chart abstract of every paper whose latest outcome is a majority."""
-    return {doc: o["figure_id"] for doc, o in abstract_outcomes(ws).items()
-            if o["outcome"] == "majority" and o["figure_id"] is not None}
-
-
 # --- the stage ----------------------------------------------------------------------------------------------------
 
 def _check_models(backends: Sequence[ModelBackend]) -> list[str]:
@@ -361,8 +332,8 @@ def run_abstracts(ws: Workspace, backends: Sequence[ModelBackend], *, concurrenc
     papers, report.skipped_items, report.papers = papers_to_vote(ws)
     report.skipped = len(report.skipped_items)
     with ws.db.read() as s:
-        done = {(doc, model): fid for doc, model, fid in s.execute(
-            select(AbstractVote.document_id, AbstractVote.model, AbstractVote.figure_id).where(
+        done = {(doc, model): (fid, dict((meta or {}).get("charts") or {})) for doc, model, fid, meta in s.execute(
+            select(AbstractVote.document_id, AbstractVote.model, AbstractVote.figure_id, AbstractVote.meta).where(
                 AbstractVote.prompt_version == prompt.version, AbstractVote.model.in_(specs),
                 AbstractVote.figure_id.is_not(None), AbstractVote.error.is_(None))).tuples() if fid is not None}
     if on_start is not None:
@@ -371,15 +342,15 @@ def run_abstracts(ws: Workspace, backends: Sequence[ModelBackend], *, concurrenc
     with ws.run(STAGE, params) as run:
         asyncio.run(_vote_all(ws, papers, backends, prompt, done, run.id, report, concurrency=concurrency,
                               constrained=constrained, max_tokens=max_tokens, on_item=on_item, close=close))
-        run.counts = report.model_dump(include={"papers", "votes", "reused", "majority", "tie", "no_majority",
-                                                "no_votes", "recorded", "skipped", "errors", "reasked",
-                                                "retries"})
+        run.counts = report.model_dump(include={"papers", "votes", "reused", "outdated", "majority", "tie",
+                                                "no_majority", "no_votes", "recorded", "skipped", "errors",
+                                                "reasked", "retries"})
     return report
 
 
 async def _vote_all(ws: Workspace, papers: list[Paper], backends: Sequence[ModelBackend], prompt: Prompt,
-                    done: dict[tuple[int, str], int], run_id: int, report: AbstractsReport, *, concurrency: int,
-                    constrained: bool, max_tokens: int, on_item: Callable[[str, str], None] | None,
+                    done: dict[tuple[int, str], tuple[int, dict[str, int]]], run_id: int, report: AbstractsReport,
+                    *, concurrency: int, constrained: bool, max_tokens: int, on_item: Callable[[str, str], None] | None,
                     close: bool) -> None:
     from zuhyo.evaluate.judges.validated_reply import ask_validated
     from zuhyo.models.base import ModelError
@@ -400,13 +371,20 @@ async def _vote_all(ws: Workspace, papers: list[Paper], backends: Sequence[Model
             row = s.scalar(select(AbstractVote).where(
                 AbstractVote.document_id == paper.document_id, AbstractVote.model == model,
                 AbstractVote.prompt_version == prompt.version))
+            earlier: list[dict[str, Any]] = []
             if row is None:
                 row = AbstractVote(document_id=paper.document_id, model=model, prompt_version=prompt.version)
                 s.add(row)
+            else:  # a vote cast over charts that have changed since is kept beside the new one
+                earlier = list((row.meta or {}).get("earlier", []))
+                if row.figure_id is not None:
+                    earlier.append({"figure_id": row.figure_id, "charts": (row.meta or {}).get("charts"),
+                                    "paper_summary": row.paper_summary, "reasoning": row.reasoning, "raw": row.raw,
+                                    "run_id": row.run_id})
             row.figure_id, row.raw, row.error, row.run_id = figure_id, raw, error, run_id
             row.paper_summary = reply.paper_summary if reply is not None else None
             row.reasoning = reply.model_dump(mode="json") if reply is not None else {}
-            row.meta = {"charts": {c.key: c.figure_id for c in paper.charts}, "problems": problems or []}
+            row.meta = {"charts": paper.chart_map, "problems": problems or [], "earlier": earlier}
             if error is None:
                 resolve_error(s, STAGE, item_key)
             else:
@@ -415,9 +393,11 @@ async def _vote_all(ws: Workspace, papers: list[Paper], backends: Sequence[Model
         ws.db.write_retrying(write)
 
     async def vote(paper: Paper, backend: ModelBackend) -> int | None:
-        if (paper.document_id, backend.spec) in done:
+        recorded = done.get((paper.document_id, backend.spec))
+        if recorded is not None and recorded[1] == paper.chart_map:
             report.reused += 1
-            return done[paper.document_id, backend.spec]
+            return recorded[0]
+        report.outdated += recorded is not None
         keys = paper.keys
         result = None
         async with gate:
@@ -446,8 +426,9 @@ async def _vote_all(ws: Workspace, papers: list[Paper], backends: Sequence[Model
         choices = await asyncio.gather(*(vote(paper, b) for b in backends))
         votes = {b.spec: fid for b, fid in zip(backends, choices, strict=True)}
         outcome, figure_id = tally(votes)
-        recorded = ws.db.write_retrying(lambda s: _record_outcome(s, paper, outcome, figure_id, votes, prompt.version,
-                                                                  run_id))
+        recorded = ws.db.write_retrying(lambda s: record_outcome(
+            s, paper.document_id, outcome, figure_id, votes, charts=paper.chart_map, prompt_version=prompt.version,
+            run_id=run_id))
         setattr(report, outcome, getattr(report, outcome) + 1)
         report.recorded += recorded
         report.outcomes.append(PaperOutcome(document_id=paper.document_id, locator=paper.locator, outcome=outcome,
@@ -465,18 +446,3 @@ async def _vote_all(ws: Workspace, papers: list[Paper], backends: Sequence[Model
     report.outcomes.sort(key=lambda o: o.document_id)
     order = {b.spec: i for i, b in enumerate(backends)}
     report.error_items.sort(key=lambda e: (e.document_id, order[e.model]))
-
-
-def _record_outcome(s: Session, paper: Paper, outcome: str, figure_id: int | None, votes: dict[str, int | None],
-                    prompt_version: str, run_id: int) -> bool:
-    """Append the paper's outcome unless its latest one is the same (outcome, chart and votes); True if added."""
-    latest = s.scalar(select(AbstractOutcome).where(AbstractOutcome.document_id == paper.document_id)
-                      .order_by(AbstractOutcome.id.desc()).limit(1))
-    if latest is not None and (latest.outcome, latest.figure_id, latest.votes) == (outcome, figure_id, votes):
-        return False
-    counts = Counter(v for v in votes.values() if v is not None)
-    s.add(AbstractOutcome(document_id=paper.document_id, outcome=outcome, figure_id=figure_id, votes=votes,
-                          meta={"prompt_version": prompt_version, "models": list(votes),
-                                "counts": {str(k): n for k, n in counts.items()},
-                                "charts": {c.key: c.figure_id for c in paper.charts}}, run_id=run_id))
-    return True
