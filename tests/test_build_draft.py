@@ -319,7 +319,9 @@ def test_request_carries_image_schema_and_paper_context(tmp_path: Path):
     assert point.image is not None and point.image.data_url.startswith("data:image/png;base64,")
     schema = point.config.extra_body["response_format"]["json_schema"]["schema"]
     assert set(schema["required"]) == {"question", "answer", "axis"} and not schema["additionalProperties"]
-    assert "axis" not in calc.config.extra_body["response_format"]["json_schema"]["schema"]["required"]
+    calc_schema = calc.config.extra_body["response_format"]["json_schema"]["schema"]
+    # strict structured output wants every property required: the axis is listed, nullable, and may be left out
+    assert "axis" in calc_schema["required"] and {"type": "null"} in calc_schema["properties"]["axis"]["anyOf"]
     assert "cap-0" in point.prompt and "one number, the value read off the chart" in point.prompt
     assert "two numbers, the lower and the upper end" in interval.prompt and ABSTRACT not in point.prompt
     for text in (ABSTRACT, CONCLUSION, CITING, "Caption: cap-1", "requires geophysics domain knowledge"):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -81,8 +81,16 @@ class NumericReply(_Reply):
     axis: Axis
 
 
+def _axis_listed(schema: dict[str, Any]) -> None:
+    """Strict structured output wants every property required: the sent schema lists ``axis`` (nullable)."""
+    schema.setdefault("required", []).append("axis")
+    schema["properties"]["axis"].pop("default", None)
+
+
 class CalculationReply(_Reply):
-    """A number derived from values read off the chart; the axis is kept when given."""
+    """A number derived from values read off the chart; the axis is kept when given (null or left out)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_axis_listed)
 
     axis: Axis | None = None
 
