@@ -338,7 +338,8 @@ def main() -> int:
                                     for k, v in out["latency_ms"].items())
                     bad = {k: v for k, v in out["problems"].items() if v}
                     print(f"{level:8} {backend:10} {n:>3} annotators, think {args.think} s: {out['wall_s']} s, "
-                          f"{out['requests_per_s']} req/s, {out['submits_per_s']} acked submits/s; {lat}; authored {out['authored']}/"
+                          f"{out['requests_per_s']} req/s, {out['submits_per_s']} acked submits/s; {lat}; "
+                          f"authored {out['authored']}/"
                           f"{out['figures']}, verifications {out['verifications']}; "
                           f"{'problems ' + str(bad) if bad else 'nothing lost or duplicated'}", flush=True)
                     for e in out["errors"]:
