@@ -258,6 +258,15 @@ def test_no_sample_exits_1_unless_all_kept(tmp_path: Path, fake_server):
     assert (out["figures"], out["drafted"], out["source"]) == (1, 3, "kept")
     bad = run_cli("draft", str(ws), "--model", spec, "--style", "astro", "--category", "FQA-Colour", check=False)
     assert bad.returncode == 1 and "unknown category 'FQA-Colour'" in bad.stderr
+    from zuhyo.build.drafting import run_drafting
+    from zuhyo.build.workspace import Workspace
+    from zuhyo.errors import DataError
+    from zuhyo.testing.scripted import ScriptedBackend
+
+    backend = ScriptedBackend(spec="fake:none")
+    with Workspace.open(ws) as w, pytest.raises(DataError, match="no sampled figures"):
+        run_drafting(w, backend, "astro")
+    assert backend.closed and backend.requests == []
 
 
 def hq(question: str, answer: str, flags: list[str]) -> str:

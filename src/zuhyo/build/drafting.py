@@ -182,9 +182,11 @@ def run_drafting(ws: Workspace, backend: ModelBackend, style: str, *, categories
     """
     try:
         kinds = kinds_for(style, categories)
-    except ValueError as e:
+        targets, source, n_abstracts = select_targets(ws, style, kinds, all_kept=all_kept)
+    except (ValueError, DataError) as e:
+        if close:
+            asyncio.run(backend.aclose())
         raise DataError(str(e)) from None
-    targets, source, n_abstracts = select_targets(ws, style, kinds, all_kept=all_kept)
     versions = {k.key_part: k.prompt.version for k in kinds}
     report = DraftReport(style=style, model=backend.spec, prompt_versions=versions, source=source,
                          figures=len(targets), abstracts=n_abstracts)
