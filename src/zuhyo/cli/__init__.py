@@ -22,7 +22,7 @@ app = typer.Typer(
 _COMMAND_MODULES = ("listing", "bench", "images", "evaluation", "reporting", "judging", "analysis", "demo",
                     "workspace", "build_collect", "build_filter", "build_sample",
                     "build_label", "build_export", "build_abstracts", "build_audit", "build_draft",
-                    "annotate_users", "annotate_errors", "agreement")
+                    "annotate_users", "annotate_errors", "agreement", "annotate_serve")
 for _mod in _COMMAND_MODULES:
     importlib.import_module(f"zuhyo.cli.{_mod}").register(app)
 
