@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from zuhyo.build.abstracts import chart_abstracts
+from zuhyo.build.abstract_vote import chart_abstracts
 from zuhyo.build.draft_checks import choice_reason, duplicate_reason, leak_reason, yes_no_reason
 from zuhyo.build.draft_kinds import DraftKind, kinds_for, paper_context
 from zuhyo.build.labelling import parse_json_reply, schema_instruction
