@@ -152,9 +152,13 @@ def _author(c: Client, question: str, answer: str, flags: tuple[str, ...] = ("Mu
 # --- basics ----------------------------------------------------------------------------------------------------
 
 
-def test_healthz(app):
-    r = TestClient(app).get("/healthz")
+def test_healthz_and_unknown_paths(app):
+    c = TestClient(app)
+    r = c.get("/healthz")
     assert r.status_code == 200 and r.json() == {"ok": True}
+    r = c.get("/no/such/page")
+    assert r.status_code == 404 and "見つかりません" in r.text
+    assert c.get("/api/nothing").json() == {"error": "Not Found"}
 
 
 def test_catalogue_every_key_has_japanese_and_english_and_templates_use_only_known_keys():
@@ -241,22 +245,34 @@ def test_login_is_rate_limited_after_repeated_failures(app):
     r = c.login("alice")  # even the right password waits now
     assert r.status_code == 429 and "秒後にもう一度" in r.text
     assert c.get("/", follow_redirects=False).status_code == 303
-    # The limit is per name and per address; the in-process client is one address, so bob waits too.
-    assert Client(app).login("bob").status_code == 429
+    # Another name from the same address is not locked by alice's failures ...
+    assert Client(app).login("bob").status_code == 303
+    # ... until the address has failed four times a name's limit (a scan of names from one address).
+    for n in range(9):
+        assert Client(app).login(f"nobody{n}", "x").status_code == 401
+    assert Client(app).login("carol").status_code == 429
 
 
 def test_login_limit_lets_people_in_again_after_the_window():
     from zuhyo.annotate.auth import LoginLimiter
 
     now = [1000.0]
-    limiter = LoginLimiter(max_failures=2, window_s=60, clock=lambda: now[0])
-    limiter.failed("ip:1", "name:a")
-    assert limiter.blocked("ip:1") == 0
-    limiter.failed("ip:1", "name:a")
-    assert limiter.blocked("ip:1") == pytest.approx(60) and limiter.blocked("name:a") > 0
-    assert limiter.blocked("ip:2", "name:b") == 0
-    now[0] += 61
-    assert limiter.blocked("ip:1", "name:a") == 0
+    limiter = LoginLimiter(max_failures=2, window_s=60, address_factor=2, clock=lambda: now[0])
+    limiter.failed("a", "10.0.0.1")
+    assert limiter.blocked("a", "10.0.0.1") == 0
+    limiter.failed("A", "10.0.0.1")  # names are compared case-folded
+    assert limiter.blocked("a", "10.0.0.2") == pytest.approx(60)
+    assert limiter.blocked("b", "10.0.0.1") == 0
+    now[0] += 10
+    limiter.failed("b", "10.0.0.1")
+    limiter.failed("c", "10.0.0.1")
+    assert limiter.blocked("d", "10.0.0.1") == pytest.approx(50)  # the address: 4 failures in the window
+    now[0] += 51
+    assert limiter.blocked("a", "10.0.0.1") == 0 and limiter.blocked("d", "10.0.0.1") == 0
+    limiter.failed("e", "10.0.0.3")
+    limiter.failed("e", "10.0.0.3")
+    limiter.succeeded("e")
+    assert limiter.blocked("e", "10.0.0.4") == 0
 
 
 # --- permissions -------------------------------------------------------------------------------------------------

@@ -200,12 +200,12 @@ def test_author_blind_verify_accept_then_mismatch_revise_reverify(server, browse
     # Mismatch → revise → another verifier.
     page = alice.go("/author")
     page.fill("#question", "石炭の割合は何%か?")
-    page.fill("#answer", "31")
+    page.fill("#answer", "31%")
     page.check("input[name=difficulty][value=Global]")
     with page.expect_navigation():
         page.click("#submit")
     page = bob.go("/verify")
-    assert "石炭の割合" in bob.text() and "31" not in page.inner_text("#verify-form")
+    assert "石炭の割合" in bob.text() and "31%" not in page.content()
     page.fill("#answer", "13")
     with page.expect_navigation():
         page.click("#submit")
@@ -269,7 +269,7 @@ def test_expert_disagreement_then_consensus_and_the_admin_pages(server, browser,
     admin.shot("home-admin")
     page = admin.go("/dashboard")
     assert re.search(r"[-0-9.]+", page.inner_text("#alpha-overall"))
-    assert "accepted" in admin.text("#stages")
+    assert "受理" in admin.text("#stages")
     admin.shot("dashboard")
     admin.go("/admin/users")
     assert "e3" in admin.text("#users")

@@ -12,8 +12,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from zuhyo.annotate.auth import COOKIE_NAME, LoginLimiter, SessionSigner, load_or_create_secret
 from zuhyo.annotate.i18n import load_catalogue
@@ -75,8 +76,8 @@ def create_app(workspace: Workspace | Path | str, settings: AppSettings | None =
             return JSONResponse({"error": "login required"}, status_code=401)
         return RedirectResponse("/login", status_code=303)
 
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, exc: HTTPException) -> Response:
+    @app.exception_handler(StarletteHTTPException)  # FastAPI's HTTPException too, and unknown paths (404)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         return _error_response(request, exc.status_code, str(exc.detail))
 
     _register_workflow_errors(app)

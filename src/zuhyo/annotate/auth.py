@@ -7,8 +7,8 @@ tokens and login rate limiting. Passwords (argon2) are :mod:`zuhyo.annotate.user
 - The session cookie is signed and timestamped (itsdangerous), ``HttpOnly`` and ``SameSite=Lax``; it carries the
   user id and a random session id. Logging in issues a new session id (no session fixation).
 - The CSRF token is an HMAC of the session id: forms send it as ``csrf_token``, the JSON API as ``X-CSRF-Token``.
-- Failed logins are counted per client address and per user name in a sliding window; past the limit, logins
-  answer 429 until the window has passed.
+- Failed logins are counted per user name and per client address in a sliding window; past the limit, logins
+  answer 429 until the window has passed (an address gets a few times a name's limit: people share addresses).
 """
 
 from __future__ import annotations
@@ -102,10 +102,15 @@ class SessionSigner:
 
 @dataclass
 class LoginLimiter:
-    """Failed logins per key (client address, user name) in a sliding window; one per app, not global."""
+    """Failed logins per user name and per client address in a sliding window; one per app, not global.
+
+    A name is locked after ``max_failures``; an address after ``address_factor`` times as many (people behind
+    one proxy or NAT share an address, and one of them mistyping must not lock out the others).
+    """
 
     max_failures: int = 5
     window_s: float = 300.0
+    address_factor: int = 4
     clock: Any = time.monotonic
     _failures: dict[str, deque[float]] = field(default_factory=dict)
 
@@ -116,23 +121,26 @@ class LoginLimiter:
             q.popleft()
         return q
 
-    def blocked(self, *keys: str) -> float:
-        """Seconds until a login for any of ``keys`` is allowed again (0 when it is allowed now)."""
+    def _keys(self, name: str, address: str) -> tuple[tuple[str, int], tuple[str, int]]:
+        return ((f"name:{name.casefold()}", self.max_failures),
+                (f"addr:{address}", self.max_failures * self.address_factor))
+
+    def blocked(self, name: str, address: str) -> float:
+        """Seconds until a login for ``name`` from ``address`` is allowed again (0 when it is allowed now)."""
         wait = 0.0
-        for key in keys:
+        for key, limit in self._keys(name, address):
             q = self._recent(key)
-            if len(q) >= self.max_failures:
-                wait = max(wait, q[0] + self.window_s - self.clock())
+            if len(q) >= limit:
+                wait = max(wait, q[-limit] + self.window_s - self.clock())
         return max(wait, 0.0)
 
-    def failed(self, *keys: str) -> None:
+    def failed(self, name: str, address: str) -> None:
         now = self.clock()
-        for key in keys:
+        for key, _ in self._keys(name, address):
             self._recent(key).append(now)
         if len(self._failures) > 10_000:  # forget idle keys so a scan of names cannot grow memory without end
-            for key in [k for k, q in self._failures.items() if not q]:
+            for key in [k for k in self._failures if not self._recent(k)]:
                 del self._failures[key]
 
-    def succeeded(self, *keys: str) -> None:
-        for key in keys:
-            self._failures.pop(key, None)
+    def succeeded(self, name: str) -> None:
+        self._failures.pop(self._keys(name, "")[0][0], None)

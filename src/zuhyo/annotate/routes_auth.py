@@ -41,17 +41,16 @@ async def login(request: Request) -> Response:
     name = field_text(form, "name", 200)
     password = field_text(form, "password", 1000)
     client = request.client.host if request.client else "unknown"
-    keys = (f"ip:{client}", f"name:{name.casefold()}")
     t = translator(request)
-    wait = state.limiter.blocked(*keys)
+    wait = state.limiter.blocked(name, client)
     if wait > 0:
         return render(request, "login.html", status_code=429, name=name,
                       error=t("login.rate_limited", seconds=math.ceil(wait)))
     user = authenticate(state.ws.db, name, password) if name and password else None
     if user is None:
-        state.limiter.failed(*keys)
+        state.limiter.failed(name, client)
         return render(request, "login.html", status_code=401, name=name, error=t("login.failed"))
-    state.limiter.succeeded(*keys)
+    state.limiter.succeeded(name)
     set_session(request, SessionSigner.new_session(user_id=user.id))  # a new session id: no fixation
     return redirect("/")
 
