@@ -489,6 +489,30 @@ def test_experts_disagree_then_a_third_expert_decides_and_alpha_is_on_the_dashbo
     assert re.search(r'id="alpha-overall">[-0-9.]+<', dash.text), "α is shown"
 
 
+def test_audit_flags_show_on_the_review_page_and_an_expert_resolves_them(app, ws):
+    from zuhyo.build.qa_tables import QAFlag
+
+    draft = _item(ws, origin="draft")
+    with ws.db.write() as s:
+        s.add(QAFlag(qa_item_id=draft.id, kind="text_only", fingerprint="f" * 16,
+                     detail="<i>answered without the image</i> by 2 of 2 models", evidence={}, meta={}))
+    e1 = Client(app, "e1")
+    page = e1.get("/review")
+    assert "画像なしで答えられる" in page.text and "&lt;i&gt;answered without the image&lt;/i&gt;" in page.text
+    flag_id = int(re.search(r'action="/flags/(\d+)"', page.text).group(1))
+    alice = Client(app, "alice")  # not the item's author, not an expert
+    r = alice.post(f"/flags/{flag_id}", {"csrf_token": alice.csrf(), "status": "resolved", "resolution": "x"})
+    assert r.status_code == 403
+    r = e1.post(f"/flags/{flag_id}", {"csrf_token": e1.csrf(), "status": "dismissed", "resolution": "画像が必要"},
+                headers={"referer": "http://testserver/review"})
+    assert r.status_code == 200 and r.url.path == "/review" and "画像なしで答えられる" not in r.text
+    with ws.db.read() as s:
+        flag = s.get(QAFlag, flag_id)
+        assert flag is not None and flag.status == "dismissed" and flag.resolution == "画像が必要"
+    r = e1.post(f"/flags/{flag_id}", {"csrf_token": e1.csrf(), "status": "resolved", "resolution": "again"})
+    assert r.status_code == 409
+
+
 def test_review_rating_must_be_valid_or_flawed(app, ws):
     e1 = Client(app, "e1")
     e1.get("/review")

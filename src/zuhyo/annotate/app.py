@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from zuhyo.build.workspace import Workspace
 
 _ROUTE_MODULES = ("routes_auth", "routes_pages", "routes_author", "routes_verify", "routes_review", "routes_errors",
-                  "routes_admin")
+                  "routes_admin", "routes_flags")
 
 
 def _package_dir(name: str) -> Path:

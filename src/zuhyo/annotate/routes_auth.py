@@ -11,6 +11,7 @@ from zuhyo.annotate.auth import SessionSigner
 from zuhyo.annotate.i18n import LOCALES
 from zuhyo.annotate.web_context import (
     app_state,
+    back_path,
     checked_form,
     current_user,
     field_text,
@@ -78,7 +79,4 @@ async def switch_locale(request: Request) -> Response:
         session = session_of(request)
         session.locale = locale
         set_session(request, session)
-    back = request.headers.get("referer") or "/"
-    # Only ever back to a page of this app (never an open redirect).
-    path = back.split(str(request.base_url).rstrip("/"), 1)[-1] if back.startswith(str(request.base_url)) else "/"
-    return redirect(path if path.startswith("/") and not path.startswith("//") else "/")
+    return redirect(back_path(request))

@@ -174,6 +174,14 @@ def render(request: Request, template: str, status_code: int = 200, **context: A
     return response
 
 
+def back_path(request: Request) -> str:
+    """The page the request came from (its ``Referer``) when it is a page of this app, else ``/``: never an open
+    redirect."""
+    back, base = request.headers.get("referer") or "", str(request.base_url).rstrip("/")
+    path = back[len(base):] if back.startswith(base + "/") else "/"
+    return path if path.startswith("/") and not path.startswith("//") else "/"
+
+
 def redirect(url: str) -> RedirectResponse:
     """See-other to ``url`` (after a POST, so a reload does not post again)."""
     return RedirectResponse(url, status_code=303)
