@@ -203,3 +203,80 @@ def test_annotators_on_sqlite(tmp_path: Path, n: int):
 @pytest.mark.parametrize("n", [21, 100])
 def test_annotators_on_postgres(postgres: PostgresCluster, tmp_path: Path, n: int):  # noqa: F811
     run_team(postgres.create_database(f"zuhyo_team{n}"), tmp_path / "ws", n)
+
+
+def add_experts(db: Database, n: int) -> list[int]:
+    from argon2 import PasswordHasher
+
+    digest = PasswordHasher().hash("not used here")
+    with db.write() as s:
+        rows = [UserRow(name=f"exp{i:03d}", password_hash=digest, roles=["expert"], locale="en", active=True,
+                        meta={}, created_at=utcnow()) for i in range(n)]
+        s.add_all(rows)
+        s.flush()
+        return [r.id for r in rows]
+
+
+def expert(db: Database, uid: int, tally: Tally, start: threading.Barrier) -> None:
+    from zuhyo.annotate import next_review_task, submit_review
+
+    rng = random.Random(1000 + uid)
+    start.wait()
+    try:
+        while (task := next_review_task(db, uid, rng)) is not None:
+            rating = "valid" if rng.random() < 0.7 else "flawed"
+            key = f"review-{uid}-{task.assignment_id}"
+            submit_maybe_twice(tally, rng, uid, lambda t=task, r=rating, k=key: submit_review(
+                db, uid, t.assignment_id, r, k))
+    except Exception as e:
+        tally.errors.append(f"expert {uid}: {type(e).__name__}: {e}")
+
+
+def run_review_panel(url: str, root: Path, n_experts: int, n_items: int) -> None:
+    from zuhyo.build.qa_items import add_qa_item
+    from zuhyo.build.qa_tables import ReviewRow
+
+    ws = make_workspace(root, {"A": n_items}, url)
+    with ws.db.write() as s:
+        for i in range(n_items):
+            add_qa_item(s, item_key=f"draft/{i + 1}/x", figure_id=i + 1, origin="draft", question=f"Q{i}",
+                        answer=f"A{i}", status="draft", actor="zuhyo draft")
+    uids = add_experts(ws.db, n_experts)
+    ws.close()
+    db = Database(url)
+    tally = Tally()
+    start = threading.Barrier(n_experts + 1)
+    threads = [threading.Thread(target=expert, args=(db, uid, tally, start), daemon=True) for uid in uids]
+    for t in threads:
+        t.start()
+    start.wait()
+    for t in threads:
+        t.join(timeout=600)
+    assert tally.errors == []
+    with db.read() as s:
+        reviews = list(s.scalars(select(ReviewRow)))
+        items = list(s.scalars(select(QAItemRow)))
+        live = Counter(s.execute(select(AssignmentRow.step, AssignmentRow.target_key, AssignmentRow.round,
+                                        AssignmentRow.slot).where(AssignmentRow.status.in_(("open", "submitted")))))
+        stored = {row.key for row in s.scalars(select(SubmissionRow))}
+    db.dispose()
+    assert stored == {res.key for _, res in tally.acked} and len(reviews) == len(tally.acked)
+    assert max(live.values()) == 1
+    assert max(Counter((r.qa_item_id, r.user_id) for r in reviews).values()) == 1  # never the same expert twice
+    for item in items:
+        mine = sorted((r.round, r.rating) for r in reviews if r.qa_item_id == item.id)
+        valid = sum(1 for _, x in mine if x == "valid")
+        flawed = len(mine) - valid
+        assert sum(1 for r, _ in mine if r == 1) == 2  # two experts in the first round
+        assert all(n == 1 for r, n in Counter(r for r, _ in mine).items() if r > 1)  # one per later round
+        # every item ends decided (enough experts) by the consensus rule
+        assert item.status == ("accepted" if valid > flawed else "revise"), (item.id, mine)
+        assert max(valid, flawed) >= 2 and abs(valid - flawed) >= 1
+
+
+def test_expert_panel_on_sqlite(tmp_path: Path):
+    run_review_panel(f"sqlite:///{tmp_path / 'ws' / 'zuhyo.db'}", tmp_path / "ws", 21, 40)
+
+
+def test_expert_panel_on_postgres(postgres: PostgresCluster, tmp_path: Path):  # noqa: F811
+    run_review_panel(postgres.create_database("zuhyo_panel"), tmp_path / "ws", 21, 40)
