@@ -63,3 +63,39 @@ def test_judge_variance_on_unchanged_replies(tmp_path, fake_server):
     # Item 1's scores 1, 0, 1 have std 0.57735; item 2's are all 1.
     assert abs(var["mean_item_std"] - 0.57735 / 2) < 1e-4
     assert sorted(r["accuracy"] for r in entry["runs"]) == [0.5, 1.0, 1.0]  # which run got "no" may vary
+
+
+def test_report_shows_the_judge_variance(tmp_path, fake_server):
+    from zuhyo.report.build import ReportOptions, build_report
+
+    samples = load_benchmark("sample-ja").samples[:LIMIT]
+    _, model, judge = _setup(tmp_path, fake_server, judge_answers={samples[0].question: [YES, NO, YES]})
+    run_eval(_config(tmp_path, model, judge, "per-run"))
+    doc = build_report([tmp_path / "run"], tmp_path / "report", ReportOptions(plots=False, n_resamples=200))
+    (row,) = doc["judge_variance"]
+    assert (row["benchmark"], row["prompt"], row["n_items"], row["n_inconsistent"]) == ("sample-ja", "direct", 2, 1)
+    md = (tmp_path / "report" / "tables" / "judge_variance.md").read_text(encoding="utf-8")
+    assert "| fake · sample-ja · Direct | 2 | 1 | 50.0% |" in md
+    assert "Judge variance across runs" in (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+
+
+def test_report_has_no_judge_variance_table_for_shared_judging(tmp_path, fake_server):
+    from zuhyo.report.build import ReportOptions, build_report
+
+    _, model, judge = _setup(tmp_path, fake_server)
+    run_eval(_config(tmp_path, model, judge, "shared"))
+    doc = build_report([tmp_path / "run"], tmp_path / "report", ReportOptions(plots=False, n_resamples=200))
+    assert doc["judge_variance"] == [] and "judge_variance" not in doc["tables"]
+
+
+def test_cli_prints_the_judge_variance(tmp_path, fake_server):
+    from conftest import run_cli
+
+    samples = load_benchmark("sample-ja").samples[:LIMIT]
+    _, model, judge = _setup(tmp_path, fake_server, judge_answers={samples[0].question: [YES, NO, YES]})
+    spec = f"openai:fake@{model.base_url}"
+    proc = run_cli("eval", "--bench", "sample-ja", "--limit", str(LIMIT), "--runs", str(RUNS), "--prompt", "direct",
+                   "--model", spec, "--judge", f"llm:openai:judge@{judge.base_url}", "--judge-repeat", "per-run",
+                   "--out", str(tmp_path / "run"), "--quiet")
+    assert f"judge variance {spec} / sample-ja / direct: 1 of 2 items with unchanged replies" in proc.stdout
+    assert "per-run" in proc.stdout  # the judging line names the mode

@@ -187,7 +187,8 @@ def print_summary_table(summary: dict[str, Any], json_out: bool = False) -> None
 
 
 def print_diagnostics(summary: dict[str, Any], to: Any) -> None:
-    """One line per model × prompt whose replies hit the token limit, lack a final answer or loop."""
+    """One line per model × prompt whose replies hit the token limit, lack a final answer or loop, and one per
+    entry judged per run with the judge's own variance."""
     for d in summary.get("diagnostics") or []:
         flags = [f"{d[f'n_{k}']}/{d['n_replies']} {label}" for k, label in
                  (("truncated", "hit the token limit"), ("no_final_answer", "no final answer"),
@@ -195,6 +196,12 @@ def print_diagnostics(summary: dict[str, Any], to: Any) -> None:
         if flags:
             to.print(f"diagnostics {d['model']} / {d['prompt']}: {', '.join(flags)}", highlight=False,
                      markup=False, soft_wrap=True)
+    for e in summary.get("entries") or []:
+        var = e.get("judge_variance")
+        if var and var["n_items"]:
+            to.print(f"judge variance {e['model']} / {e['benchmark']} / {e['prompt']}: {var['n_inconsistent']} of "
+                     f"{var['n_items']} items with unchanged replies got differing verdicts across runs",
+                     highlight=False, markup=False, soft_wrap=True)
 
 
 def coverage_text(entry: dict[str, Any]) -> str:

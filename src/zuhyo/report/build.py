@@ -76,13 +76,17 @@ def _cells_json(agg: Aggregate, an: Analysis) -> list[dict[str, Any]]:
 
 def _diagnostics_and_references(agg: Aggregate, cells: list[dict[str, Any]], labels: dict[str, str],
                                 references: list[str]) -> tuple[list[Table], dict[str, Any]]:
-    """The CoT diagnostics table (HakushoBench §6.1) and one published-vs-measured table per reference CSV."""
+    """The CoT diagnostics table (HakushoBench §6.1), the judge's variance where judged per run (§5.1) and one
+    published-vs-measured table per reference CSV."""
     from zuhyo.evaluate.diagnostics import reply_diagnostics
-    from zuhyo.report.diagnostics_table import diagnostics_table
+    from zuhyo.report.diagnostics_table import diagnostics_table, judge_variance_rows, judge_variance_table
     from zuhyo.report.reference import compare, load_reference_scores, reference_table
 
     diagnostics = reply_diagnostics(agg.merged.predictions.values())
     tables = [diagnostics_table(diagnostics, labels)] if diagnostics else []
+    variance = judge_variance_rows(agg, labels)
+    if variance:
+        tables.append(judge_variance_table(variance))
     compared: list[dict[str, Any]] = []
     for i, spec in enumerate(references):
         matched, unmatched = compare(load_reference_scores(spec), cells, agg.models, labels)
@@ -91,7 +95,7 @@ def _diagnostics_and_references(agg: Aggregate, cells: list[dict[str, Any]], lab
             table.name = f"reference_scores_{i + 1}"
         tables.append(table)
         compared.append({"reference": spec, "matched": matched, "n_unmatched": len(unmatched)})
-    return tables, {"diagnostics": diagnostics, "reference_scores": compared}
+    return tables, {"diagnostics": diagnostics, "judge_variance": variance, "reference_scores": compared}
 
 
 def write_tables(tables: list[Table], out: Path) -> list[Path]:
