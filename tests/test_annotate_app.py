@@ -17,6 +17,7 @@ pytest.importorskip("argon2")
 
 from conftest import FIXTURE_CHARTS, run_cli  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+from postgres_cluster import PostgresCluster, postgres  # noqa: E402, F401 - the session fixture
 from sqlalchemy import select  # noqa: E402
 
 from zuhyo.annotate.app import create_app  # noqa: E402
@@ -35,10 +36,11 @@ REFERENCE = "73.25"
 CHARTS = ("energy_mix.png", "exports_by_product.png", "gdp_life_expectancy.png")
 
 
-def make_workspace(root: Path, users: dict[str, list[str]], *, drafts: int = 0) -> Workspace:
+def make_workspace(root: Path, users: dict[str, list[str]], *, drafts: int = 0,
+                   db_url: str | None = None) -> Workspace:
     """A workspace with three real chart PNGs in its store (two sources), the given users, and ``drafts``
-    model-drafted QA items on the first figure (for expert review)."""
-    ws = Workspace.init(root)
+    model-drafted QA items on the first figure (for expert review); SQLite unless ``db_url`` is given."""
+    ws = Workspace.init(root, db_url=db_url)
     with ws.db.write() as s:
         for i, name in enumerate(CHARTS):
             sha, _ = ws.images.put((FIXTURE_CHARTS / name).read_bytes())
@@ -541,6 +543,27 @@ def test_error_analysis_page_tags_a_wrong_answer(app, ws):
     assert r.status_code == 200 and "タグを付けました" in r.text
     dash = Client(app, "root").get("/dashboard")
     assert 'id="error-types"' in dash.text and "知覚" in dash.text
+
+
+def test_the_flows_over_http_on_postgresql(postgres: PostgresCluster, tmp_path: Path):  # noqa: F811
+    ws = make_workspace(tmp_path / "ws", {"alice": ["annotator"], "bob": ["annotator"], "e1": ["expert"],
+                                          "e2": ["expert"], "root": ["admin"]}, drafts=1,
+                        db_url=postgres.create_database("zuhyo_annotate_app"))
+    try:
+        assert ws.db.backend == "postgresql"
+        app = create_app(ws)
+        alice, bob, e1, e2 = (Client(app, n) for n in ("alice", "bob", "e1", "e2"))
+        _author(alice, "ガスの割合は?", REFERENCE)
+        bob.submit("/verify", "verify-form", "/verify", answer=REFERENCE)
+        assert _item(ws, origin="human").status == "accepted"
+        assert all(REFERENCE not in body for body in bob.seen)
+        for expert, rating in ((e1, "valid"), (e2, "valid")):
+            expert.submit("/review", "review-form", "/review", rating=rating)
+        assert _item(ws, origin="draft").status == "accepted"
+        dash = Client(app, "root").get("/dashboard")
+        assert dash.status_code == 200 and 'id="alpha-overall"' in dash.text
+    finally:
+        ws.close()
 
 
 # --- language ----------------------------------------------------------------------------------------------------
