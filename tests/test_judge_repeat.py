@@ -99,3 +99,12 @@ def test_cli_prints_the_judge_variance(tmp_path, fake_server):
                    "--out", str(tmp_path / "run"), "--quiet")
     assert f"judge variance {spec} / sample-ja / direct: 1 of 2 items with unchanged replies" in proc.stdout
     assert "per-run" in proc.stdout  # the judging line names the mode
+
+
+def test_score_keeps_the_run_sets_judge_repeat_by_default(tmp_path, fake_server):
+    _, model, judge = _setup(tmp_path, fake_server)
+    run_eval(_config(tmp_path, model, judge, "per-run"))
+    calls = judge.state.requests
+    again = rescore(tmp_path / "run", f"llm:openai:judge@{judge.base_url}")  # no judge_repeat: per-run from run.json
+    assert again["scoring"]["judge_repeat"] == "per-run" and again["scoring"]["reused"] == LIMIT * RUNS
+    assert judge.state.requests == calls

@@ -367,7 +367,9 @@ def register(app: typer.Typer) -> None:
         concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 16,
         api_key_env: Annotated[str, typer.Option("--api-key-env")] = "OPENAI_API_KEY",
         answer_cleaning: AnswerCleaningOpt = "faithful",
-        judge_repeat: JudgeRepeatOpt = "shared",
+        judge_repeat: Annotated[str | None, typer.Option(
+            "--judge-repeat", help="shared | per-run (as `eval --judge-repeat`; default: what the run set's `eval` "
+                                   "used).")] = None,
         json_out: JsonOpt = False,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
     ) -> None:

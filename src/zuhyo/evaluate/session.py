@@ -209,14 +209,15 @@ def rescore(out: Path, judge_spec: str, **kwargs: Any) -> dict[str, Any]:
 
 def _rescore(out: Path, judge_spec: str, *, concurrency: int = 16, api_key: str | None = None,
              reporter: ProgressReporter | None = None, answer_cleaning: str = "faithful",
-             judge_repeat: str = "shared") -> dict[str, Any]:
+             judge_repeat: str | None = None) -> dict[str, Any]:
     """``answer_cleaning`` (faithful | lenient) says how the scored answer is read from each reply;
-    ``judge_repeat`` (shared | per-run) whether identical replies of different runs share one verdict."""
+    ``judge_repeat`` (shared | per-run) whether identical replies of different runs share one verdict (None: what
+    the run set's `eval` used, shared for run sets written before the option)."""
     from zuhyo.evaluate.judges.answer_extraction import check_answer_cleaning
     from zuhyo.evaluate.run_settings import check_judge_repeat
 
-    check_judge_repeat(judge_repeat)
-
+    if judge_repeat is not None:
+        check_judge_repeat(judge_repeat)
     try:
         check_answer_cleaning(answer_cleaning)
     except ValueError as e:
@@ -225,6 +226,7 @@ def _rescore(out: Path, judge_spec: str, *, concurrency: int = 16, api_key: str 
     manifest = store.read_json(MANIFEST)
     if manifest is None:
         raise ZuhyoError(f"{out} is not a zuhyo run set (no {MANIFEST})")
+    repeat = judge_repeat or check_judge_repeat(str(manifest.get("judge_repeat", "shared")))
     specs = [BenchmarkSpec.from_json(b) for b in manifest["benchmarks"]]
     benches, load_errors = load_benchmarks(specs, limit=manifest.get("limit"))
 
@@ -234,7 +236,7 @@ def _rescore(out: Path, judge_spec: str, *, concurrency: int = 16, api_key: str 
 
     async def go() -> ScoringStats:
         return await _score(store, _samples_by_key(benches), judge, concurrency, reporter, answer_cleaning,
-                            judge_repeat)
+                            repeat)
 
     scoring = asyncio.run(go())
     summary = _write_summary(store, benches, manifest)
