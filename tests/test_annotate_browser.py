@@ -24,7 +24,7 @@ pytest.importorskip("sqlalchemy")
 from sqlalchemy import select  # noqa: E402
 from test_annotate_app import PASSWORD, make_workspace  # noqa: E402
 
-from zuhyo.build.qa_tables import ErrorSampleRow, QAItemRow  # noqa: E402
+from zuhyo.build.qa_tables import ErrorSampleRow, QAFlag, QAItemRow  # noqa: E402
 from zuhyo.build.workspace import Workspace  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -49,6 +49,9 @@ def server(tmp_path_factory) -> Iterator[tuple[str, Path]]:
                                "e3": ["expert"]}, drafts=1)
     sha, path = next(iter(ws.images))
     with ws.db.write() as s:
+        draft = s.scalars(select(QAItemRow).where(QAItemRow.origin == "draft")).one()
+        s.add(QAFlag(qa_item_id=draft.id, kind="reference_doubt", fingerprint="b" * 16, evidence={}, meta={},
+                     detail="2 of 2 models reading the chart answered 34%, not the reference"))
         s.add(ErrorSampleRow(run_set=str(root), model="openai:demo@local", sample_key="b/1/direct/0", payload={
             "question": "2020年の輸出額が最大の品目は?", "references": ["自動車"], "prediction": "鉄鋼",
             "image": {"path": str(path), "sha256": sha}}, meta={}))
@@ -241,7 +244,12 @@ def test_expert_disagreement_then_consensus_and_the_admin_pages(server, browser,
     e1, e2, e3 = (Person(browser, base, n, shots) for n in ("e1", "e2", "e3"))
     page = e1.go("/review")
     assert "ドラフトの質問 0" in e1.text() and _image_ok(page)
+    assert "正解が疑わしい" in e1.text("#audit-flags")
     e1.shot("review")
+    page.fill("#audit-flags input[name=resolution]", "34% が正しい。答えを直すべき")
+    with page.expect_navigation():
+        page.click("#audit-flags button[value=resolved]")
+    assert page.locator("#audit-flags").count() == 0 and "ドラフトの質問 0" in e1.text()
     page.click("h1")
     page.keyboard.press("Alt+v")
     assert page.is_checked("#rating-valid")
