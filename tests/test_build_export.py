@@ -203,3 +203,118 @@ def test_push_to_hub_without_a_token_is_a_clear_error(tmp_path: Path):
     bad = run_cli("export", str(ws), "--out", str(tmp_path / "out2"), "--push-to-hub", "bench", check=False,
                   env={"HF_TOKEN": "x"})
     assert bad.returncode == 1 and "give a repository as OWNER/NAME" in bad.stderr
+
+
+class FakeHub:
+    """A real local HTTP server answering the Hub API calls an upload makes (create repo, preupload, commit),
+    standing in for the Hugging Face Hub through ``HF_ENDPOINT``; it keeps what was committed."""
+
+    def __init__(self, token: str) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.token, self.repos, self.commits, self.validated = token, [], [], []
+        hub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _reply(self, code: int, doc: dict) -> None:
+                body = json.dumps(doc).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                data = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.headers.get("Authorization") != f"Bearer {hub.token}":
+                    return self._reply(401, {"error": "Invalid credentials in Authorization header"})
+                if self.path == "/api/validate-yaml":  # the card's YAML header must parse, with its configs
+                    import yaml
+
+                    content = json.loads(data)["content"]
+                    meta = yaml.safe_load(content.split("---\n")[1]) if content.startswith("---\n") else None
+                    hub.validated.append(meta)
+                    if not isinstance(meta, dict) or not meta.get("configs"):
+                        return self._reply(400, {"errors": [{"message": "no configs in the YAML header"}]})
+                    return self._reply(200, {"errors": [], "warnings": []})
+                if self.path == "/api/repos/create":
+                    req = json.loads(data)
+                    if req.get("organization") == "denied":
+                        return self._reply(403, {"error": "You don't have the rights to create a dataset under "
+                                                          "the namespace \"denied\""})
+                    hub.repos.append(req)
+                    return self._reply(200, {"url": f"{hub.url}/datasets/{req['organization']}/{req['name']}"})
+                if "/preupload/" in self.path:
+                    files = json.loads(data)["files"]
+                    return self._reply(200, {"files": [{"path": f["path"], "uploadMode": "regular",
+                                                        "shouldIgnore": False} for f in files]})
+                if "/commit/" in self.path:
+                    import base64
+
+                    lines = [json.loads(ln) for ln in data.decode().splitlines() if ln.strip()]
+                    files = {ln["value"]["path"]: base64.b64decode(ln["value"]["content"])
+                             for ln in lines if ln["key"] == "file"}
+                    hub.commits.append({"path": self.path, "header": lines[0]["value"], "files": files})
+                    repo = self.path.removeprefix("/api/").split("/commit/")[0]
+                    return self._reply(200, {"commitUrl": f"{hub.url}/{repo}/commit/{'a' * 40}",
+                                             "commitOid": "a" * 40})
+                return self._reply(404, {"error": f"no route {self.path}"})
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _hub_env(tmp_path: Path, hub: FakeHub, token: str | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    env.update(HF_HOME=str(tmp_path / "hf-home"), HF_ENDPOINT=hub.url, HF_HUB_OFFLINE="0", COLUMNS="200")
+    if token is not None:
+        env["MY_HF_TOKEN"] = token
+    return env
+
+
+def test_push_to_hub_uploads_card_shards_and_plots_to_a_local_hub(tmp_path: Path):
+    import subprocess
+    import sys
+
+    ws = make_qa_ws(tmp_path)
+    hub = FakeHub(token="hf_test")
+    try:
+        out = tmp_path / "out"
+        args = [sys.executable, "-m", "zuhyo", "export", str(ws), "--out", str(out), "--token-env", "MY_HF_TOKEN",
+                "--push-to-hub", "me/bench", "--json"]
+        proc = subprocess.run(args, capture_output=True, text=True, env=_hub_env(tmp_path, hub, "hf_test"),
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        doc = json.loads(proc.stdout)
+        assert doc["items"] == 2 and doc["pushed_to"].endswith("/datasets/me/bench")
+        assert [(r["organization"], r["name"], r["type"]) for r in hub.repos] == [("me", "bench", "dataset")]
+        (commit,) = hub.commits
+        assert commit["path"] == "/api/datasets/me/bench/commit/main"
+        assert commit["files"]["README.md"] == (out / "README.md").read_bytes()
+        assert commit["files"]["test-00000-of-00001.parquet"] == (out / "test-00000-of-00001.parquet").read_bytes()
+        assert "plots/image_types.png" in commit["files"] and "statistics/statistics.json" in commit["files"]
+        assert not any(p.startswith("disk/") or p == "zuhyo_export.json" for p in commit["files"])  # local only
+        (meta,) = hub.validated
+        assert meta["license"] == "other" and meta["task_categories"] == ["visual-question-answering"]
+        assert meta["configs"] == [{"config_name": "default", "data_files": [{"split": "test",
+                                                                              "path": "test-*.parquet"}]}]
+
+        # a wrong token and a refused namespace are one-line errors naming the repository
+        bad = subprocess.run([*args[:-3], "--push-to-hub", "me/bench"], capture_output=True, text=True,
+                             env=_hub_env(tmp_path, hub, "wrong"), timeout=300)
+        assert bad.returncode == 1 and "--push-to-hub me/bench: the Hub refused the upload" in bad.stderr
+        denied = subprocess.run([*args[:-3], "--push-to-hub", "denied/bench"], capture_output=True, text=True,
+                                env=_hub_env(tmp_path, hub, "hf_test"), timeout=300)
+        assert denied.returncode == 1 and "--push-to-hub denied/bench: the Hub refused the upload" in denied.stderr
+        assert len(hub.commits) == 1
+    finally:
+        hub.close()

@@ -50,6 +50,9 @@ def push_to_hub(folder: Path, repo: str, token: str, *, private: bool = False, m
     except HfHubHTTPError as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise HubError(f"--push-to-hub {repo}: the Hub refused the upload: {first}") from None
+    except ValueError as e:  # a reply the client cannot read (HfUriError, malformed JSON): not the Hub's API
+        raise HubError(f"--push-to-hub {repo}: unexpected reply from {huggingface_hub.constants.ENDPOINT}: "
+                       f"{e}") from None
     except OSError as e:  # connection refused, DNS, TLS
         raise HubError(f"--push-to-hub {repo}: cannot reach the Hub ({huggingface_hub.constants.ENDPOINT}): "
                        f"{e}") from None
