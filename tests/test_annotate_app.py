@@ -329,6 +329,17 @@ def test_admin_adds_a_user_and_changes_roles_on_the_users_page(app, ws):
     assert r.status_code == 400  # the name is taken: said on the page
 
 
+def test_a_new_password_ends_the_older_sessions(app, ws):
+    from zuhyo.annotate.users import set_password
+
+    alice, again = Client(app, "alice"), Client(app, "alice")
+    assert alice.get("/", follow_redirects=False).status_code == 200
+    set_password(ws.db, "alice", "another password 2")
+    for c in (alice, again):
+        assert c.get("/", follow_redirects=False).headers["location"] == "/login"
+    assert Client(app).login("alice", "another password 2").status_code == 303
+
+
 # --- images ------------------------------------------------------------------------------------------------------
 
 

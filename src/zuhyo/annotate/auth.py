@@ -52,9 +52,11 @@ class Session:
     user_id: int | None = None
     locale: str | None = None
     """The language picked before logging in (a logged-in user's is ``users.locale``)."""
+    credential: str | None = None
+    """A keyed digest of the user's password hash at login: a new password ends every older session."""
 
     def to_payload(self) -> dict[str, Any]:
-        return {"sid": self.sid, "uid": self.user_id, "loc": self.locale}
+        return {"sid": self.sid, "uid": self.user_id, "loc": self.locale, "cred": self.credential}
 
 
 class SessionSigner:
@@ -82,14 +84,17 @@ class SessionSigner:
             return None
         if not isinstance(data, dict) or not isinstance(data.get("sid"), str):
             return None
-        uid = data.get("uid")
-        loc = data.get("loc")
+        uid, loc, cred = data.get("uid"), data.get("loc"), data.get("cred")
         return Session(sid=data["sid"], user_id=uid if isinstance(uid, int) else None,
-                       locale=loc if isinstance(loc, str) else None)
+                       locale=loc if isinstance(loc, str) else None, credential=cred if isinstance(cred, str) else None)
 
     @staticmethod
-    def new_session(user_id: int | None = None, locale: str | None = None) -> Session:
-        return Session(sid=secrets.token_urlsafe(24), user_id=user_id, locale=locale)
+    def new_session(user_id: int | None = None, locale: str | None = None, credential: str | None = None) -> Session:
+        return Session(sid=secrets.token_urlsafe(24), user_id=user_id, locale=locale, credential=credential)
+
+    def credential(self, password_hash: str) -> str:
+        """What a session keeps of the user's password hash (keyed, so the cookie reveals nothing of it)."""
+        return hmac.new(self._csrf_key, b"cred:" + password_hash.encode(), hashlib.sha256).hexdigest()[:32]
 
     def csrf_token(self, session: Session) -> str:
         return hmac.new(self._csrf_key, session.sid.encode(), hashlib.sha256).hexdigest()

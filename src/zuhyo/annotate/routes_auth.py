@@ -20,6 +20,7 @@ from zuhyo.annotate.web_context import (
     session_of,
     set_session,
     translator,
+    user_credential,
 )
 
 router = APIRouter()
@@ -52,7 +53,8 @@ async def login(request: Request) -> Response:
         state.limiter.failed(name, client)
         return render(request, "login.html", status_code=401, name=name, error=t("login.failed"))
     state.limiter.succeeded(name)
-    set_session(request, SessionSigner.new_session(user_id=user.id))  # a new session id: no fixation
+    # A new session id (no fixation), bound to the password the user has now.
+    set_session(request, SessionSigner.new_session(user_id=user.id, credential=user_credential(state, user.id)))
     return redirect("/")
 
 

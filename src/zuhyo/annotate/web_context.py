@@ -3,6 +3,7 @@ one way to render a page or check a form's CSRF token. Routes use these and stay
 
 from __future__ import annotations
 
+import hmac
 import json
 import random
 import secrets
@@ -71,23 +72,35 @@ def set_session(request: Request, session: Session) -> None:
     request.state.session_changed = True
 
 
-def load_user(state: AppState, user_id: int | None) -> User | None:
-    """The active user ``user_id`` (None when signed out, unknown or deactivated)."""
-    from zuhyo.annotate.users import get_user
-    from zuhyo.annotate.workflow import NotFound
+def load_user(state: AppState, session: Session) -> User | None:
+    """The session's user when they are active and their password has not changed since the login (None when
+    signed out, unknown, deactivated or re-keyed)."""
+    from zuhyo.annotate.users import to_user
+    from zuhyo.build.qa_tables import UserRow
 
-    if user_id is None:
+    if session.user_id is None or session.credential is None:
         return None
-    try:
-        user = get_user(state.ws.db, user_id)
-    except NotFound:
-        return None
-    return user if user.active else None
+    with state.ws.db.read() as s:
+        row = s.get(UserRow, session.user_id)
+        if row is None or not row.active:
+            return None
+        if not hmac.compare_digest(state.signer.credential(row.password_hash), session.credential):
+            return None
+        return to_user(row)
+
+
+def user_credential(state: AppState, user_id: int) -> str:
+    """The credential digest a new session of ``user_id`` carries."""
+    from zuhyo.build.qa_tables import UserRow
+
+    with state.ws.db.read() as s:
+        row = s.get(UserRow, user_id)
+        return state.signer.credential(row.password_hash if row is not None else "")
 
 
 def current_user(request: Request) -> User | None:
     if not hasattr(request.state, "user"):
-        request.state.user = load_user(app_state(request), session_of(request).user_id)
+        request.state.user = load_user(app_state(request), session_of(request))
     user: User | None = request.state.user
     return user
 
