@@ -23,9 +23,11 @@ pytest.importorskip("sqlalchemy")
 
 from sqlalchemy import select  # noqa: E402
 from test_annotate_app import PASSWORD, make_workspace  # noqa: E402
+from test_report_support import answer_key, eval_into, write_hakusho  # noqa: E402
 
-from zuhyo.build.qa_tables import ErrorSampleRow, QAFlag, QAItemRow  # noqa: E402
+from zuhyo.build.qa_tables import QAFlag, QAItemRow  # noqa: E402
 from zuhyo.build.workspace import Workspace  # noqa: E402
+from zuhyo.testing.fake_openai import FakeOpenAIServer, ServerState  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -42,22 +44,30 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[tuple[str, Path]]:
-    """`zuhyo serve` on a workspace with three charts, a drafted QA item, one error sample and seven people."""
+    """`zuhyo serve --runs` on a workspace with three charts, a drafted QA item with an audit flag, seven people,
+    and three wrong answers of a real run set loaded for error analysis."""
     root = tmp_path_factory.mktemp("annotate_browser") / "ws"
     ws = make_workspace(root, {"alice": ["annotator"], "bob": ["annotator"], "carol": ["annotator"],
                                "root": ["admin", "annotator"], "e1": ["expert"], "e2": ["expert"],
                                "e3": ["expert"]}, drafts=1)
-    sha, path = next(iter(ws.images))
     with ws.db.write() as s:
         draft = s.scalars(select(QAItemRow).where(QAItemRow.origin == "draft")).one()
         s.add(QAFlag(qa_item_id=draft.id, kind="reference_doubt", fingerprint="b" * 16, evidence={}, meta={},
                      detail="2 of 2 models reading the chart answered 34%, not the reference"))
-        s.add(ErrorSampleRow(run_set=str(root), model="openai:demo@local", sample_key="b/1/direct/0", payload={
-            "question": "2020年の輸出額が最大の品目は?", "references": ["自動車"], "prediction": "鉄鋼",
-            "image": {"path": str(path), "sha256": sha}}, meta={}))
     ws.close()
+    # A real run set (a fake OpenAI-compatible server answering a fifth of the questions wrongly) whose wrong
+    # answers `zuhyo serve --runs` loads for error analysis.
+    data_root = root.parent / "runs"
+    data, rows = write_hakusho(data_root / "data")
+    srv = FakeOpenAIServer(ServerState(answers=answer_key(rows, "hakusho", lambda i: i % 5 != 1,
+                                                          lambda i: True))).start()
+    try:
+        eval_into(data_root / "set", "hakusho", data, srv.base_url, "err-model", "rules")
+    finally:
+        srv.stop()
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "zuhyo", "serve", str(root), "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "zuhyo", "serve", str(root), "--port", str(port),
+                             "--runs", str(data_root / "set"), "--runs-model", "err-model", "--runs-sample", "3"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -283,7 +293,8 @@ def test_expert_disagreement_then_consensus_and_the_admin_pages(server, browser,
     assert "e3" in admin.text("#users")
     admin.shot("users")
     page = admin.go("/errors")
-    assert "自動車" in admin.text() and _image_ok(page)
+    assert "グラフで最も大きい値は何万人か" in admin.text() and "9999" in admin.text("#prediction")
+    assert _image_ok(page)
     admin.shot("errors")
     page.check("input[name=error_type][value=perception]")
     page.fill("#note", "棒の長さを読み違えた")

@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 
 from zuhyo.annotate.web_context import (
+    AppState,
     app_state,
     checked_form,
     field_int,
@@ -36,25 +37,40 @@ def errors_page(request: Request) -> Response:
 
 @router.get("/errors/{error_sample_id}/image")
 def error_image(request: Request, error_sample_id: int) -> Response:
-    """The image of an error sample: from the workspace store by hash, else the run set's local file."""
+    """The image of an error sample: from the workspace store by hash, else the benchmark's local file (a relative
+    path is resolved against the folder the run set's benchmark was loaded from)."""
     from zuhyo.annotate.routes_pages import image_response
     from zuhyo.build.qa_tables import ErrorSampleRow
+    from zuhyo.schema import ImageRef
 
     require_role(request, *_TAGGERS)
     state = app_state(request)
     with state.ws.db.read() as s:
         row = s.get(ErrorSampleRow, error_sample_id)
-        ref = dict((row.payload or {}).get("image") or {}) if row is not None else {}
-        run_set = row.run_set if row is not None else ""
-    sha = ref.get("sha256")
-    path = state.ws.images.path_for(sha) if isinstance(sha, str) and len(sha) == 64 else None
-    if path is None and isinstance(ref.get("path"), str):
-        candidate = Path(ref["path"])
-        candidate = candidate if candidate.is_absolute() else Path(run_set) / candidate
-        path = candidate if candidate.is_file() else None
+        if row is None or not (row.payload or {}).get("image"):
+            raise HTTPException(status_code=404, detail="Not Found")
+        payload, run_set = dict(row.payload), row.run_set
+    ref = ImageRef.model_validate(payload["image"])
+    path = state.ws.images.path_for(ref.sha256) if ref.sha256 and len(ref.sha256) == 64 else None
+    if path is None:
+        candidate = ref.resolve_path(_base_dir(state, run_set, str(payload.get("benchmark", ""))))
+        path = candidate if candidate is not None and candidate.is_file() else None
     if path is None:
         raise HTTPException(status_code=404, detail="Not Found")
     return image_response(path)
+
+
+def _base_dir(state: AppState, run_set: str, benchmark: str) -> Path | None:
+    """The folder ``benchmark`` of ``run_set`` was loaded from (read once per run set and app)."""
+    if run_set not in state.runset_dirs:
+        from zuhyo.errors import ZuhyoError
+        from zuhyo.report.runsets import load_runset
+
+        try:
+            state.runset_dirs[run_set] = load_runset(Path(run_set)).base_dirs
+        except (ZuhyoError, OSError):
+            state.runset_dirs[run_set] = {}
+    return state.runset_dirs[run_set].get(benchmark)
 
 
 @router.post("/errors")

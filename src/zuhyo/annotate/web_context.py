@@ -53,6 +53,8 @@ class AppState:
     """Draws experts for review (DomainCQA §3.3: at random)."""
     matcher: Any = None
     """The answer matcher (built from ``settings.judge`` on first use)."""
+    runset_dirs: dict[str, dict[str, Path | None]] = field(default_factory=dict)
+    """Per run set, the folders its benchmarks were loaded from (error-analysis images with relative paths)."""
 
 
 def app_state(request: Request) -> AppState:
