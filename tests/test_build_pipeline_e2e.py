@@ -21,9 +21,11 @@ from conftest import SHARED_DATA, run_cli, run_cli_json
 pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
 pytest.importorskip("pylatexenc", reason="the [build] extra is needed")
 
-from zuhyo.schema import CCV_ATTRIBUTES  # noqa: E402
+from test_build_abstracts import vote  # noqa: E402
+from test_build_complexity import ccv_json  # noqa: E402
+from test_build_draft import K as DRAFT_KEYS  # noqa: E402
+from test_build_draft import qa  # noqa: E402
 
-NAMES = [a.name for a in CCV_ATTRIBUTES]
 #: Four distinct CCVs; the pool holds each twice, so a sample of 4 can match the pool's distribution exactly.
 CCVS = ["0000000000", "1100000000", "0011010000", "1111111100"]
 TYPES = ["Line", "Bar", "Scatter", "Line"]
@@ -95,29 +97,7 @@ def query(ws: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         con.close()
 
 
-def ccv_json(bits: str) -> str:
-    return json.dumps({name: int(b) for name, b in zip(NAMES, bits, strict=True)})
-
-
-def vote(choice: str, n: int) -> str:
-    return json.dumps({"paper_summary": "Galaxies grow.",
-                       "charts": [{"chart": f"C{i}", "summary": f"chart {i}", "relevance": 9 if f"C{i}" == choice
-                                   else 2, "reasoning": "because"} for i in range(1, n + 1)], "choice": choice})
-
-
-def qa(question: str, answer: str, **extra: Any) -> str:
-    return json.dumps({"question": question, "answer": answer, **extra})
-
-
-#: Astro drafting replies (keyed by a phrase only that kind's prompt has), as in tests/test_build_draft.py.
-DRAFT_KEYS = {
-    "Color": "Aspect of this question: Color", "Style": "Aspect of this question: Style",
-    "Text": "Aspect of this question: Text", "Layout": "Aspect of this question: Layout",
-    "Point": "Aspect of this question: Point", "Interval": "Aspect of this question: Interval",
-    "Calculation": "Aspect of this question: Calculation", "Inference": "(FQA) Inference question-answer pair",
-    "Summary": "(FQA) Summary question-answer pair", "KB-Inference": "KB-Inference question-answer pair",
-    "KB-Summary": "KB-Summary question-answer pair",
-}
+#: Astro drafting replies, keyed by the phrase only that kind's prompt has (DRAFT_KEYS, from test_build_draft).
 DRAFTS = {
     "Color": ("What colour are the plotted bars?", "red"),
     "Style": ("Which marker marks the first series?", "circles"),
