@@ -137,6 +137,20 @@ def test_missing_image_fails_naming_the_item_unless_skipped(tmp_path: Path):
     assert proc.returncode == 1 and "in the store is corrupt" in proc.stderr
 
 
+def test_an_item_that_is_not_a_valid_sample_is_named_not_exported(tmp_path: Path):
+    ws = make_qa_ws(tmp_path)
+    with Workspace.open(ws) as w, w.db.write() as s:
+        from zuhyo.build.qa_tables import QAItemRow
+
+        item = s.get(QAItemRow, 1)
+        assert item is not None
+        item.axis = None  # a numeric-retrieval item without the axis Algorithm 3 scores it on
+    proc = run_cli("export", str(ws), "--out", str(tmp_path / "out"), check=False)
+    assert proc.returncode == 1
+    assert "qa-1 (figure 1): not a valid sample: Value error, numeric retrieval items need axis_min and axis_max" \
+        in proc.stderr
+
+
 def test_url_mode_keeps_the_original_url_and_lists_items_without_one(tmp_path: Path):
     ws = make_qa_ws(tmp_path)
     out = tmp_path / "out"

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 
 from zuhyo.build.labels import CCV_STAGE, IMAGE_TYPE_STAGE, ccv_tuple, current_label_rows
@@ -189,7 +189,12 @@ def collect_samples(ws: Workspace, opts: ExportOptions, name: str
         if isinstance(image, str):
             failures.append(ExportFailure(item=f"qa-{item.id}", figure_id=fig.id, reason=image))
             continue
-        sample = qa_item_to_sample(item, fig, image, benchmark=name)
+        try:
+            sample = qa_item_to_sample(item, fig, image, benchmark=name)
+        except (ValidationError, ValueError) as e:  # an unknown flag, an astro category without its axis ...
+            why = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
+            failures.append(ExportFailure(item=f"qa-{item.id}", figure_id=fig.id, reason=f"not a valid sample: {why}"))
+            continue
         samples.append(_enrich(sample, fig, doc, src, types.get(fig.id), ccvs.get(fig.id), opts))
         by_status[item.status] += 1
     return samples, by_status, failures
