@@ -79,6 +79,12 @@ def add_annotators(url: str, n: int) -> list[int]:
         db.dispose()
 
 
+def stagger(rng: random.Random) -> None:
+    """With think time, people start within one think time of each other, not all in the same millisecond."""
+    if THINK_S["value"] > 0:
+        time.sleep(rng.uniform(0, THINK_S["value"]))
+
+
 class Recorder:
     def __init__(self) -> None:
         self.lat: dict[str, list[float]] = defaultdict(list)
@@ -110,6 +116,7 @@ def workflow_annotator(url_db: Any, uid: int, shas: dict[str, int], rec: Recorde
     rng = random.Random(uid)
     db = url_db
     barrier.wait()
+    stagger(rng)
     try:
         for _ in range(FIGURES_PER_ANNOTATOR + 1):
             task = rec.timed("author page", lambda: next_author_task(db, uid))
@@ -161,6 +168,7 @@ def http_annotator(base: str, name: str, uid: int, shas: dict[str, int], rec: Re
             barrier.wait()
             return
         barrier.wait()
+        stagger(rng)
         try:
             for _ in range(FIGURES_PER_ANNOTATOR + 1):
                 page = rec.timed("author page", lambda: client.get("/author"))
