@@ -175,7 +175,7 @@ def test_blind_verification_accepts_a_match_and_never_shows_the_answer(ws: Works
         assert item is not None and item.status == "accepted"
         history = [a.action for a in s.scalars(select(ActionRow).where(ActionRow.target_type == "qa_item",
                                                                         ActionRow.target_id == qa))]
-    assert history == ["create", "verify_assigned", "verify_match"]
+    assert history == ["create", "verify_assigned", "verify_answer", "verify_match"]
 
 
 def test_mismatch_goes_back_to_the_author_then_to_yet_another_verifier(ws: Workspace):
@@ -368,6 +368,9 @@ def test_two_random_experts_then_consensus_or_another_round(ws: Workspace):
         split_rows = s.scalars(select(ReviewRow).where(ReviewRow.qa_item_id == q_split))
         rounds = sorted((r.round, r.rating) for r in split_rows)
         correction = s.scalars(select(ReviewRow.correction).where(ReviewRow.qa_item_id == q_bad)).first()
+        logged = s.scalars(select(ActionRow).where(ActionRow.action == "review_rating")).all()
+        assert len(logged) == s.scalar(select(func.count(ReviewRow.id))) == 7
+        assert {a.user_id for a in logged} <= set(experts)
     assert rounds == [(1, "flawed"), (1, "valid"), (2, "valid")] and correction == {"answer": "3 km"}
     # flawed → an admin revises → a new round with two experts again, who have not rated this revision
     rev = submit_revision(db, admin, q_bad, "Q1 (revised)", "3 km", None, "rv")

@@ -296,6 +296,9 @@ def submit_verification(db: Database, user_id: int, assignment_id: int, answer: 
                               judgment={"reason": outcome.reason}, meta={"assignment_id": row.id},
                               created_at=utcnow()))
         set_assignment(s, row, "submitted", actor=user.name, user_id=user.id)
+        log_action(s, actor=user.name, user_id=user.id, action="verify_answer", target_type="qa_item",
+                   target_id=item.id, after={"round": row.round, "answer": answer, "verdict": outcome.verdict,
+                                             "judge": outcome.judge})
         status = "accepted" if outcome.verdict == "match" else "revise"
         reason = None if status == "accepted" else f"verification round {row.round}: {outcome.verdict}"
         update_qa_item(s, item, actor=user.name, user_id=user.id, action=f"verify_{outcome.verdict}",

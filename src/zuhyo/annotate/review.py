@@ -33,7 +33,7 @@ from zuhyo.annotate.assign_base import (
 from zuhyo.annotate.users import require
 from zuhyo.annotate.workflow import ReviewTask, SubmitResult, WorkflowConfig, WorkflowError
 from zuhyo.build.db import Database
-from zuhyo.build.qa_items import update_qa_item
+from zuhyo.build.qa_items import log_action, update_qa_item
 from zuhyo.build.qa_tables import AssignmentRow, QAItemRow, ReviewRow, UserRow
 from zuhyo.build.tables import utcnow
 
@@ -201,6 +201,9 @@ def submit_review(db: Database, user_id: int, assignment_id: int, rating: str, s
                         rating=rating, comment=(comment or "").strip() or None, correction=fix,
                         meta={"assignment_id": row.id}, created_at=utcnow()))
         set_assignment(s, row, "submitted", actor=user.name, user_id=user.id)
+        log_action(s, actor=user.name, user_id=user.id, action="review_rating", target_type="qa_item",
+                   target_id=item.id, after={"round": row.round, "rating": rating, "comment": comment,
+                                             "correction": fix})
         s.flush()
         submitted = s.scalars(select(AssignmentRow.id).where(
             AssignmentRow.step == "review", AssignmentRow.target_key == f"qa/{item.id}",
