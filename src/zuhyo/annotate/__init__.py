@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from zuhyo.annotate.assign import (
     discard,
+    get_revision,
     list_revisions,
     next_author_task,
     next_verify_task,
@@ -59,7 +60,8 @@ __all__ = [
     "DEFAULT_ERROR_TYPES", "ROLES", "AuthorTask", "Conflict", "DraftView", "ErrorTask", "FigureView", "FlagView",
     "MatchOutcome", "Matcher", "NotAllowed", "NotFound", "ReviewTask", "ReviewView", "RevisionTask", "SubmitResult",
     "User", "VerificationView", "VerifyTask", "WorkflowConfig", "WorkflowError", "activate", "add_user",
-    "assign_reviews", "authenticate", "dashboard", "deactivate", "discard", "error_breakdown", "get_user",
+    "assign_reviews", "authenticate", "dashboard", "deactivate", "discard", "error_breakdown", "get_revision",
+    "get_user",
     "import_error_samples", "judge_matcher", "list_revisions", "list_users", "next_author_task", "next_error_task",
     "next_review_task", "next_verify_task", "release_task", "resolve_flag", "review_alpha", "rules_matcher",
     "set_locale", "set_password", "set_roles", "skip_task", "submit_authored", "submit_error_tag", "submit_review",
