@@ -8,16 +8,20 @@ pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with prec
 * a 128x128 colour thumbnail of the whole image (the verification input; colour matters: two pies of one palette
   differ in hue where their grey levels agree), the 64-bit DCT perceptual hash of it (the algorithm of
   ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses), and
-* a descriptor: the thumbnail's body (the title band at the top left out, so a retitled copy still matches)
-  blurred to 16x16 and normalised to zero mean and unit length.
+* descriptors: the thumbnail's body (the title band at the top left out, so a retitled copy still matches)
+  averaged to 12x12 and normalised to zero mean and unit length - of the whole image and of nine crop windows
+  (:data:`CROP_WINDOWS`).
 
-Candidates (:func:`candidate_pairs`) are each image's nearest neighbours in descriptor space, found with a k-d
-tree over a PCA projection (``scipy.spatial.cKDTree``: n log n, never all pairs), within a distance bound.
-Each candidate pair is verified (:func:`verify_pair`) by aligning one thumbnail to the other for a crop of up to
-:data:`MAX_CROP` per axis (row and column mean profiles give the crop window in quarter-pixel steps; the scale
-difference disappears in the thumbnail) and counting the share of the chart's ink that differs after alignment
-(:func:`_aligned_score`): a copy that was resized, recompressed, cropped or retitled scores near 1, a chart of
-the same kind with other data does not. Pairs that pass join clusters by union-find.
+Candidates (:func:`candidate_pairs`): a copy cropped by a few per cent shows about one window of its original, so
+each crop window's descriptor is looked up among the whole-image descriptors (a k-d tree over a PCA projection,
+``scipy.spatial.cKDTree``: n log n, never all pairs), and each image keeps its :data:`DEFAULT_NEIGHBOURS`
+nearest. Each candidate pair is verified (:func:`score_pairs`, vectorised over pairs in
+:mod:`zuhyo.build.filter.alignment`) by aligning one thumbnail to the other for a crop of up to 10 % per axis and
+comparing colours: the score is 1 minus the share of the chart's ink that differs beyond what a pixel of
+misalignment explains, and a pair whose aligned difference contains a solid patch (more than :data:`MAX_SOLID`
+pixels whose 3x3 neighbourhood all differ) fails - a copy that was resized, recompressed, cropped or retitled
+scores near 1 with no solid difference; a chart of the same kind with other data does not. Pairs that pass join
+star clusters (:func:`clusters`).
 """
 
 from __future__ import annotations
@@ -32,24 +36,24 @@ if TYPE_CHECKING:
     import numpy as np
 
 THUMB = 128
-"""Side of the square grayscale thumbnail every comparison works on."""
-DESC = 16
+"""Side of the square colour thumbnail every comparison works on."""
+DESC = 12
 """Side of the blurred descriptor grid."""
 TITLE_BAND = 0.14
 """Fraction of the height at the top left out of descriptor and verification (where a chart's title sits)."""
-MAX_CROP = 0.10
-"""Largest fraction of a side the alignment allows one copy to have lost to a crop (issue 10: 2-8 %)."""
-RESIDUAL_LEVEL = 48
-"""Colour difference (0-255) above which an aligned pixel counts as different."""
-TOLERANCE = 1
-"""Pixels of misalignment the comparison forgives: a pixel matches when its colour lies within the range of the
-aligned image's pixels this close to it (so a blurred edge matches a sharp one)."""
-MIN_INK = 0.02
-"""The differing pixels are counted against the chart's ink (pixels off the background), at least this share of
-the body: a few differing pixels weigh as much in a sparse line chart as in a page of bars."""
-DEFAULT_NEIGHBOURS = 6
-DEFAULT_MAX_DESCRIPTOR_DISTANCE = 0.9
-DEFAULT_MIN_SCORE = 0.93
+CROP_WINDOWS = ((0.025, 0.975), (0.0, 0.95), (0.05, 1.0))
+"""Per axis, the windows (fractions of the side) whose descriptors stand for the crops a copy may show: a
+centred 5 % crop and 5 % off either end (issue 10 crops 2-8 % per axis at any offset; the 12x12 blur absorbs
+the rest). Nine windows per image."""
+MAX_SOLID = 3
+"""Pixels of solid difference (see :mod:`zuhyo.build.filter.alignment`) a copy may show after alignment."""
+DEFAULT_NEIGHBOURS = 2
+"""Candidates per image: its nearest originals by crop window (bench/README.md: rank 2 holds every planted
+copy of 5,000 charts)."""
+PRECHECK_MIN_SCORE = 0.6
+"""Score on 64x64 thumbnails a pair must reach to be verified at full size (:func:`score_pairs`)."""
+DEFAULT_MAX_DESCRIPTOR_DISTANCE = 1.2
+DEFAULT_MIN_SCORE = 0.85
 _PCA_DIMS = 32
 
 
@@ -103,108 +107,144 @@ def thumbs_array(features: Sequence[ImageFeatures]) -> np.ndarray:
     return np.frombuffer(b"".join(f.thumb for f in features), dtype=np.uint8).reshape(-1, THUMB, THUMB, 3)
 
 
-def descriptors(thumbs: np.ndarray) -> np.ndarray:
-    """(n, DESC*DESC) float32: each thumbnail's body, blurred to DESC x DESC, zero mean, unit length."""
+def _area_matrix(start: float, stop: float, cells: int, side: int) -> np.ndarray:
+    """(cells, side) weights that average the pixels ``start..stop`` (continuous pixel edges) into ``cells``."""
     import numpy as np
-    from PIL import Image
 
-    top = round(TITLE_BAND * THUMB)
-    out = np.empty((len(thumbs), DESC * DESC), dtype=np.float32)
-    for i, t in enumerate(thumbs):
-        body = Image.fromarray(t[top:]).convert("L").resize((DESC, DESC), Image.Resampling.BILINEAR, reducing_gap=None)
-        out[i] = np.asarray(body, dtype=np.float32).ravel()
-    out -= out.mean(axis=1, keepdims=True)
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    edges = start + (stop - start) * np.arange(cells + 1) / cells
+    p = np.arange(side)
+    w = np.clip(np.minimum(edges[1:, None], p + 1) - np.maximum(edges[:-1, None], p), 0, None)
+    return np.asarray(w / w.sum(axis=1, keepdims=True), dtype=np.float32)
+
+
+def descriptors(thumbs: np.ndarray, batch: int = 1000) -> np.ndarray:
+    """(n, 1 + len(CROP_WINDOWS)**2, DESC*DESC) float32: per thumbnail, the descriptor of the whole image and of
+    each crop window, each the window's body (its title band left out) averaged to DESC x DESC, zero mean, unit
+    length. Computed in batches (``thumbs`` may be a memory map) on a 64x64 luma."""
+    import numpy as np
+
+    windows = [((0.0, 1.0), (0.0, 1.0))] + [(x, y) for x in CROP_WINDOWS for y in CROP_WINDOWS]
+    half = THUMB // 2
+    xs = sorted({w[0] for w in windows})
+    ys = sorted({w[1] for w in windows})
+    rx = np.concatenate([_area_matrix(a * half, b * half, DESC, half) for a, b in xs])
+    ry = np.concatenate([_area_matrix((a + TITLE_BAND * (b - a)) * half, b * half, DESC, half) for a, b in ys])
+    out = np.empty((len(thumbs), len(windows), DESC * DESC), dtype=np.float32)
+    for s in range(0, len(thumbs), batch):
+        g = luma(np.asarray(thumbs[s:s + batch]).astype(np.float32))
+        g = g.reshape(len(g), half, 2, half, 2).mean(axis=(2, 4))
+        grid = np.matmul(np.matmul(ry, g), rx.T)
+        for k, (x, y) in enumerate(windows):
+            yi, xi = ys.index(y) * DESC, xs.index(x) * DESC
+            out[s:s + batch, k] = grid[:, yi:yi + DESC, xi:xi + DESC].reshape(len(g), -1)
+    out -= out.mean(axis=2, keepdims=True)
+    norms = np.linalg.norm(out, axis=2, keepdims=True)
     out /= np.where(norms > 0, norms, 1.0)
     return out
 
 
 def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
                     max_distance: float = DEFAULT_MAX_DESCRIPTOR_DISTANCE) -> np.ndarray:
-    """(m, 2) index pairs i < j: each image's ``neighbours`` nearest others within ``max_distance`` (Euclidean on
-    unit descriptors), searched in a k-d tree over a PCA projection of the descriptors."""
+    """(m, 2) index pairs i < j: for each image j, the ``neighbours`` images i one of whose crop windows lies
+    nearest to j's whole-image descriptor (within ``max_distance``, Euclidean on unit descriptors) - a copy
+    cropped 2-8 % shows about one of the windows of its original. Searched in a k-d tree of the whole-image
+    descriptors over a PCA projection (``scipy.spatial.cKDTree``, approximate within a factor 2: n log n, never
+    all pairs), queried with every window."""
     import numpy as np
     from scipy.spatial import cKDTree
 
     n = len(desc)
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
-    centred = desc - desc.mean(axis=0)
-    sample = centred[np.linspace(0, n - 1, min(n, 4000)).astype(np.int64)]
+    whole, crops = desc[:, 0], desc[:, 1:]
+    centre = whole.mean(axis=0)
+    sample = whole[np.linspace(0, n - 1, min(n, 4000)).astype(np.int64)] - centre
     _, _, vt = np.linalg.svd(sample, full_matrices=False)
-    reduced = np.ascontiguousarray(centred @ vt[:_PCA_DIMS].T)
-    tree = cKDTree(reduced)
-    k = min(neighbours + 1, n)
-    dist, idx = tree.query(reduced, k=k, distance_upper_bound=max_distance)
-    rows = np.repeat(np.arange(n), k)
-    cols = idx.ravel()
-    ok = (cols < n) & (cols != rows)
-    a, b = rows[ok], cols[ok]
-    pairs = np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
-    return np.unique(pairs, axis=0) if len(pairs) else pairs
+    basis = np.ascontiguousarray(vt[:_PCA_DIMS].T)
+    tree = cKDTree((whole - centre) @ basis)
+    k = min(2, n)
+    queries = (crops.reshape(-1, crops.shape[2]) - centre) @ basis
+    dist, hit = tree.query(queries, k=k, eps=1.0, distance_upper_bound=max_distance)
+    owner = np.repeat(np.arange(n), crops.shape[1] * k)
+    i, j, d = owner, hit.ravel(), dist.ravel()
+    ok = (j < n) & (j != i)
+    i, j, d = i[ok], j[ok], d[ok]
+    order = np.lexsort((d, i, j))  # by j, then i, nearest first
+    i, j, d = i[order], j[order], d[order]
+    first = np.ones(len(i), dtype=bool)
+    first[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1])
+    i, j, d = i[first], j[first], d[first]
+    order = np.lexsort((d, j))
+    i, j = i[order], j[order]
+    starts = np.r_[0, np.flatnonzero(j[1:] != j[:-1]) + 1] if len(j) else np.empty(0, dtype=np.int64)
+    rank = np.arange(len(j)) - np.repeat(starts, np.diff(np.r_[starts, len(j)]))
+    keep = rank < neighbours
+    pairs = np.stack([np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])], axis=1)
+    return np.unique(pairs, axis=0) if len(pairs) else pairs.reshape(0, 2).astype(np.int64)
 
 
-def _profile_window(pa: np.ndarray, pb: np.ndarray) -> tuple[float, float]:
-    """The window (start, length; quarter-pixel steps) of profile ``pa`` that best matches all of ``pb`` resampled
-    to it (normalised correlation): ``pb`` may be ``pa`` cropped by up to MAX_CROP."""
+def descriptor_distance(desc: np.ndarray, i: int, j: int) -> float:
+    """Distance of two images' descriptors (all windows together), as the evidence reports it."""
     import numpy as np
 
-    n = len(pa)
-    lengths = np.arange(n - 1, (n - 1) * (1 - MAX_CROP) - 0.25, -0.25)
-    starts = np.arange(0, (n - 1) * MAX_CROP + 0.25, 0.25)
-    ls, ss = np.meshgrid(lengths, starts, indexing="ij")
-    ok = (ss + ls) <= n - 1
-    ls, ss = ls[ok], ss[ok]
-    t = np.linspace(0.0, 1.0, n)
-    positions = ss[:, None] + ls[:, None] * t[None, :]
-    windows = np.interp(positions.ravel(), np.arange(n), pa).reshape(positions.shape)
-    windows -= windows.mean(axis=1, keepdims=True)
-    rb = pb - pb.mean()
-    denom = np.linalg.norm(windows, axis=1) * np.linalg.norm(rb)
-    c = np.where(denom > 0, windows @ rb / np.where(denom > 0, denom, 1.0), 0.0)
-    k = int(np.argmax(c))
-    return float(ss[k]), float(ls[k])
+    return float(np.linalg.norm(desc[i] - desc[j]))
 
 
-def _aligned_score(a: np.ndarray, b: np.ndarray) -> float:
-    """How well ``b`` matches the window of ``a`` it was (possibly) cropped from, title band left out: 1 minus the
-    share of ``b``'s ink whose colour falls outside the range of the aligned pixels within TOLERANCE of it by
-    more than RESIDUAL_LEVEL (a blurred or slightly shifted edge still matches; a moved bar or wedge does not)."""
+def _directed_best(thumbs: np.ndarray, pairs: np.ndarray, batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`score_pairs` without the pre-check, on thumbnails of any side."""
     import numpy as np
-    from PIL import Image
 
-    ga, gb = luma(a), luma(b)
-    top = round(TITLE_BAND * THUMB)
-    x0, w = _profile_window(ga[top:].mean(axis=0), gb[top:].mean(axis=0))
-    y0, h = _profile_window(ga.mean(axis=1), gb.mean(axis=1))
-    # Pixel centres 0..n-1 of ``b`` map to x0..x0+w of ``a``: the window's edges lie half a (scaled) pixel out.
-    sx, sy = w / (THUMB - 1), h / (THUMB - 1)
-    extent = (x0 - sx / 2 + 0.5, y0 - sy / 2 + 0.5, x0 + w + sx / 2 + 0.5, y0 + h + sy / 2 + 0.5)
-    window = Image.fromarray(a).transform((THUMB, THUMB), Image.Transform.EXTENT, extent,
-                                          Image.Resampling.BILINEAR)
-    r = TOLERANCE
-    wa = np.pad(np.asarray(window, dtype=np.int16).transpose(2, 0, 1), ((0, 0), (r, r), (r, r)), mode="edge")
-    fb = b.astype(np.int16).transpose(2, 0, 1)
-    lo, hi = fb.copy(), fb.copy()
-    lo[:] = 255
-    hi[:] = 0
-    for dy in range(2 * r + 1):
-        for dx in range(2 * r + 1):
-            shifted = wa[:, dy:dy + THUMB, dx:dx + THUMB]
-            np.minimum(lo, shifted, out=lo)
-            np.maximum(hi, shifted, out=hi)
-    outside = np.maximum(np.maximum(lo - fb, fb - hi), 0)
-    differs = np.maximum(np.maximum(outside[0], outside[1]), outside[2])[top:] > RESIDUAL_LEVEL
-    body = fb[:, top:]
-    background = np.median(body.reshape(3, -1), axis=1).astype(np.int16)[:, None, None]
-    ink = np.abs(body - background).max(axis=0) > RESIDUAL_LEVEL
-    return 1.0 - float(differs.sum()) / max(float(ink.sum()), MIN_INK * ink.size)
+    from zuhyo.build.filter.alignment import directed_scores, prepare
+
+    prep = prepare(thumbs)
+    scores, solids = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=np.int64)
+    for s in range(0, len(pairs), batch):
+        a, b = pairs[s:s + batch, 0], pairs[s:s + batch, 1]
+        s1, d1 = directed_scores(thumbs, prep, a, b)
+        s2, d2 = directed_scores(thumbs, prep, b, a)
+        e1, e2 = np.where(d1 <= MAX_SOLID, s1, 0.0), np.where(d2 <= MAX_SOLID, s2, 0.0)
+        first = e1 >= e2
+        scores[s:s + batch] = np.where(first, e1, e2)
+        solids[s:s + batch] = np.where(first, d1, d2)
+    return scores, solids
+
+
+def score_pairs(thumbs: np.ndarray, pairs: np.ndarray, precheck: float | None = PRECHECK_MIN_SCORE,
+                batch: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """(score, solid difference) of each pair (rows of indices into ``thumbs``): the better of aligning either
+    thumbnail into the other (:mod:`zuhyo.build.filter.alignment`), where a direction whose aligned images differ
+    in more than MAX_SOLID solid pixels scores 0 - they show other data, however small the share of ink.
+
+    With ``precheck``, every pair is first scored the same way on 64x64 halves of the thumbnails (a quarter of
+    the work); only pairs reaching ``precheck`` there are scored at full size, the others keep their 64 px
+    score (bench/README.md: every planted copy of 5,000 charts scores at least 0.7 there, and three in four
+    other candidates fall below 0.6 or show a solid difference)."""
+    import numpy as np
+
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    if not len(pairs):
+        return np.zeros(0), np.zeros(0, dtype=np.int64)
+    used, local = np.unique(pairs, return_inverse=True)
+    local = local.reshape(-1, 2)
+    sub = np.asarray(thumbs[used]) if len(used) < len(thumbs) else np.asarray(thumbs)
+    if precheck is None:
+        return _directed_best(sub, local, batch)
+    half = sub.shape[1] // 2
+    small = sub.astype(np.uint16).reshape(len(sub), half, 2, half, 2, 3).sum(axis=(2, 4))
+    scores, solids = _directed_best(((small + 2) // 4).astype(np.uint8), local, batch * 4)
+    again = np.flatnonzero(scores >= precheck)
+    if len(again):
+        keep, relocal = np.unique(local[again], return_inverse=True)
+        scores[again], solids[again] = _directed_best(sub[keep], relocal.reshape(-1, 2), batch)
+    return scores, solids
 
 
 def verify_pair(a: np.ndarray, b: np.ndarray) -> float:
-    """How surely ``a`` and ``b`` (THUMB x THUMB uint8) show one image: the better of aligning either to the
-    other (at most 1; see :func:`_aligned_score`)."""
-    return max(_aligned_score(a, b), _aligned_score(b, a))
+    """How surely ``a`` and ``b`` (THUMB x THUMB x 3 uint8) show one image (at most 1; see :func:`score_pairs`)."""
+    import numpy as np
+
+    scores, _ = score_pairs(np.stack([a, b]), np.array([[0, 1]]), precheck=None)
+    return float(scores[0])
 
 
 @dataclass(frozen=True)
@@ -213,38 +253,47 @@ class PairEvidence:
     j: int
     descriptor_distance: float
     score: float
+    solid: int = 0
+    """Pixels of solid difference after alignment (at most MAX_SOLID for a pair that passed)."""
 
 
-def _verify_chunk(item: tuple[list[tuple[int, int]], dict[int, np.ndarray]]) -> list[float]:
-    """Runs in executor workers: the verification scores of one chunk of pairs (thumbnails travel with it)."""
-    pairs, thumbs = item
-    return [verify_pair(thumbs[i], thumbs[j]) for i, j in pairs]
+def _verify_chunk(item: tuple[np.ndarray, np.ndarray, float]) -> tuple[list[float], list[int]]:
+    """Runs in executor workers: the scores of one chunk of pairs (local indices into the thumbnails sent)."""
+    pairs, thumbs, precheck = item
+    scores, solids = score_pairs(thumbs, pairs, precheck)
+    return scores.tolist(), solids.tolist()
 
 
 def verified_pairs(thumbs: np.ndarray, desc: np.ndarray, pairs: np.ndarray,
                    min_score: float = DEFAULT_MIN_SCORE, executor: str | None = None,
-                   chunk: int = 256) -> list[PairEvidence]:
+                   chunk: int = 512) -> list[PairEvidence]:
     """The candidate pairs whose verification score reaches ``min_score``; with ``executor`` the pairs are
-    scored in chunks through :func:`zuhyo.build.executor.map_items`."""
+    scored in chunks through :func:`zuhyo.build.executor.map_items`, each chunk with the thumbnails it needs."""
     import numpy as np
 
-    todo = [(int(i), int(j)) for i, j in pairs.tolist()]
-    if executor is None or len(todo) <= chunk:
-        scores = [verify_pair(thumbs[i], thumbs[j]) for i, j in todo]
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    precheck = min(PRECHECK_MIN_SCORE, min_score)
+    if executor is None or len(pairs) <= chunk:
+        scores, solids = score_pairs(thumbs, pairs, precheck)
     else:
         from zuhyo.build.executor import ItemError, map_items
 
         items = []
-        for start in range(0, len(todo), chunk):
-            part = todo[start:start + chunk]
-            items.append((part, {k: thumbs[k] for pair in part for k in pair}))
-        scores = []
+        for start in range(0, len(pairs), chunk):
+            part = pairs[start:start + chunk]
+            used, local = np.unique(part, return_inverse=True)
+            items.append((local.reshape(-1, 2), np.asarray(thumbs[used]), precheck))
+        found: list[float] = []
+        solid: list[int] = []
         for result in map_items(_verify_chunk, items, executor=executor):
             if isinstance(result, ItemError):
                 raise RuntimeError(f"near-duplicate verification failed: {result.error}")
-            scores.extend(result)
-    return [PairEvidence(i, j, float(np.linalg.norm(desc[i] - desc[j])), round(score, 4))
-            for (i, j), score in zip(todo, scores, strict=True) if score >= min_score]
+            found.extend(result[0])
+            solid.extend(result[1])
+        scores, solids = np.array(found), np.array(solid, dtype=np.int64)
+    keep = np.flatnonzero(scores >= min_score)
+    return [PairEvidence(int(pairs[k, 0]), int(pairs[k, 1]), round(descriptor_distance(desc, *pairs[k]), 4),
+                         round(float(scores[k]), 4), int(solids[k])) for k in keep]
 
 
 def clusters(n: int, pairs: Sequence[PairEvidence]) -> list[list[int]]:
