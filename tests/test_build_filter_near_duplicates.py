@@ -72,6 +72,24 @@ def test_batched_prechecked_scores_agree_with_each_pair_alone() -> None:
     passed = {tuple(p) for p, s in zip(pairs.tolist(), prechecked, strict=True) if s >= DEFAULT_MIN_SCORE}
     assert passed == {tuple(p) for p, s in zip(pairs.tolist(), alone, strict=True) if s >= DEFAULT_MIN_SCORE}
     assert passed == {(0, 6), (4, 7)}
-    # Through the executor (chunks of pairs with their thumbnails, in worker processes): the same pairs.
-    found = verified_pairs(thumbs, descriptors(thumbs), pairs, executor="local", chunk=8)
-    assert {(p.i, p.j) for p in found} == passed
+    # Through the executor, reading the driver's memory-mapped thumbnails or sent them with each chunk of pairs
+    # (a plain array, as for Ray): the same pairs.
+    assert isinstance(thumbs, np.memmap)
+    desc = descriptors(thumbs)
+    for source in (thumbs, np.array(thumbs)):
+        found = verified_pairs(source, desc, pairs, executor="local", chunk=2)
+        assert {(p.i, p.j) for p in found} == passed
+
+
+def test_the_thumbnails_memory_map_is_removed_with_the_array() -> None:
+    import gc
+    from pathlib import Path
+
+    cc = chart_corpus()
+    thumbs = _thumbs([cc.render_chart(1), cc.render_chart(2)])
+    path = Path(str(thumbs.filename))  # type: ignore[attr-defined]
+    assert path.is_file() and np.load(path, mmap_mode="r").shape == (2, 128, 128, 3)
+    del thumbs
+    gc.collect()
+    assert not path.exists()
+    assert thumbs_array([]).shape == (0, 128, 128, 3)

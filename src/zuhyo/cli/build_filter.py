@@ -45,8 +45,8 @@ def run_cmd(
     min_pixels: Annotated[int, typer.Option("--min-pixels", min=1, help="Drop images with fewer pixels than this "
                                                                         "(width x height).")] = 60_000,
     min_score: Annotated[float, typer.Option("--min-score", min=0.0, max=1.0, help="Verification score (1 - the share "
-                                             "of the chart's ink that differs after alignment) for two images "
-                                             "to be near duplicates.")] = 0.93,
+                                             "of the chart's ink that differs after alignment; a solid patch "
+                                             "of difference fails) for two images to be near duplicates.")] = 0.85,
     classifier: Annotated[str, typer.Option("--classifier", help="Chart/table check: auto (the workspace's trained "
                                             "model if there is one, else skipped), features, llm:SPEC, or "
                                             "none.")] = "auto",

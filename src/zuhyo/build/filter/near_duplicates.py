@@ -102,9 +102,29 @@ def dct_hash(thumb: np.ndarray) -> int:
 
 
 def thumbs_array(features: Sequence[ImageFeatures]) -> np.ndarray:
+    """(n, THUMB, THUMB, 3) uint8: the features' thumbnails, in a memory map on a temporary file (removed when
+    the array is collected): the driver holds no second copy in memory, and local workers read the thumbnails of
+    their pairs from the file (:func:`verified_pairs`)."""
+    import os
+    import tempfile
+    import weakref
+
     import numpy as np
 
-    return np.frombuffer(b"".join(f.thumb for f in features), dtype=np.uint8).reshape(-1, THUMB, THUMB, 3)
+    if not features:
+        return np.empty((0, THUMB, THUMB, 3), dtype=np.uint8)
+    fd, path = tempfile.mkstemp(prefix="zuhyo-thumbs-", suffix=".npy")
+    os.close(fd)
+    try:
+        out = np.lib.format.open_memmap(path, mode="w+", dtype=np.uint8, shape=(len(features), THUMB, THUMB, 3))
+    except BaseException:
+        os.unlink(path)
+        raise
+    weakref.finalize(out, os.unlink, path)
+    for k, f in enumerate(features):
+        out[k] = np.frombuffer(f.thumb, dtype=np.uint8).reshape(THUMB, THUMB, 3)
+    out.flush()
+    return out
 
 
 def _area_matrix(start: float, stop: float, cells: int, side: int) -> np.ndarray:
@@ -117,7 +137,7 @@ def _area_matrix(start: float, stop: float, cells: int, side: int) -> np.ndarray
     return np.asarray(w / w.sum(axis=1, keepdims=True), dtype=np.float32)
 
 
-def descriptors(thumbs: np.ndarray, batch: int = 1000) -> np.ndarray:
+def descriptors(thumbs: np.ndarray, batch: int = 500) -> np.ndarray:
     """(n, 1 + len(CROP_WINDOWS)**2, DESC*DESC) float32: per thumbnail, the descriptor of the whole image and of
     each crop window, each the window's body (its title band left out) averaged to DESC x DESC, zero mean, unit
     length. Computed in batches (``thumbs`` may be a memory map) on a 64x64 luma."""
@@ -131,8 +151,8 @@ def descriptors(thumbs: np.ndarray, batch: int = 1000) -> np.ndarray:
     ry = np.concatenate([_area_matrix((a + TITLE_BAND * (b - a)) * half, b * half, DESC, half) for a, b in ys])
     out = np.empty((len(thumbs), len(windows), DESC * DESC), dtype=np.float32)
     for s in range(0, len(thumbs), batch):
-        g = luma(np.asarray(thumbs[s:s + batch]).astype(np.float32))
-        g = g.reshape(len(g), half, 2, half, 2).mean(axis=(2, 4))
+        t = np.asarray(thumbs[s:s + batch])
+        g = luma(t.reshape(len(t), half, 2, half, 2, 3).sum(axis=(2, 4), dtype=np.uint16).astype(np.float32)) / 4
         grid = np.matmul(np.matmul(ry, g), rx.T)
         for k, (x, y) in enumerate(windows):
             yi, xi = ys.index(y) * DESC, xs.index(x) * DESC
@@ -257,10 +277,14 @@ class PairEvidence:
     """Pixels of solid difference after alignment (at most MAX_SOLID for a pair that passed)."""
 
 
-def _verify_chunk(item: tuple[np.ndarray, np.ndarray, float]) -> tuple[list[float], list[int]]:
-    """Runs in executor workers: the scores of one chunk of pairs (local indices into the thumbnails sent)."""
+def _verify_chunk(item: tuple[np.ndarray, np.ndarray | str, float]) -> tuple[list[float], list[int]]:
+    """Runs in executor workers: the scores of one chunk of pairs, with the thumbnails sent along (local indices)
+    or the path of the driver's memory map (indices into it)."""
+    import numpy as np
+
     pairs, thumbs, precheck = item
-    scores, solids = score_pairs(thumbs, pairs, precheck)
+    source = np.load(thumbs, mmap_mode="r") if isinstance(thumbs, str) else thumbs
+    scores, solids = score_pairs(source, pairs, precheck)
     return scores.tolist(), solids.tolist()
 
 
@@ -268,28 +292,39 @@ def verified_pairs(thumbs: np.ndarray, desc: np.ndarray, pairs: np.ndarray,
                    min_score: float = DEFAULT_MIN_SCORE, executor: str | None = None,
                    chunk: int = 512) -> list[PairEvidence]:
     """The candidate pairs whose verification score reaches ``min_score``; with ``executor`` the pairs are
-    scored in chunks through :func:`zuhyo.build.executor.map_items`, each chunk with the thumbnails it needs."""
+    scored in chunks (at most ``chunk`` pairs, at least 16 chunks when there are enough pairs) through
+    :func:`zuhyo.build.executor.map_items`. Local workers read the thumbnails from ``thumbs``' file when it is a
+    memory map (:func:`thumbs_array`); otherwise each chunk carries the thumbnails it needs, sixteen chunks per
+    map at most in flight."""
     import numpy as np
 
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     precheck = min(PRECHECK_MIN_SCORE, min_score)
-    if executor is None or len(pairs) <= chunk:
+    size = min(chunk, max(64, -(-len(pairs) // 16)))
+    if executor is None or len(pairs) <= size:
         scores, solids = score_pairs(thumbs, pairs, precheck)
     else:
-        from zuhyo.build.executor import ItemError, map_items
+        from zuhyo.build.executor import ItemError, map_items, parse_executor
 
-        items = []
-        for start in range(0, len(pairs), chunk):
-            part = pairs[start:start + chunk]
-            used, local = np.unique(part, return_inverse=True)
-            items.append((local.reshape(-1, 2), np.asarray(thumbs[used]), precheck))
+        parts = [pairs[s:s + size] for s in range(0, len(pairs), size)]
+        path = getattr(thumbs, "filename", None)
+        shared = isinstance(thumbs, np.memmap) and path is not None and parse_executor(executor)[0] == "local"
+        groups = [parts] if shared else [parts[g:g + 16] for g in range(0, len(parts), 16)]
         found: list[float] = []
         solid: list[int] = []
-        for result in map_items(_verify_chunk, items, executor=executor):
-            if isinstance(result, ItemError):
-                raise RuntimeError(f"near-duplicate verification failed: {result.error}")
-            found.extend(result[0])
-            solid.extend(result[1])
+        for group in groups:
+            items: list[tuple[np.ndarray, np.ndarray | str, float]] = []
+            for part in group:
+                if shared:
+                    items.append((part, str(path), precheck))
+                else:
+                    used, local = np.unique(part, return_inverse=True)
+                    items.append((local.reshape(-1, 2), np.asarray(thumbs[used]), precheck))
+            for result in map_items(_verify_chunk, items, executor=executor):
+                if isinstance(result, ItemError):
+                    raise RuntimeError(f"near-duplicate verification failed: {result.error}")
+                found.extend(result[0])
+                solid.extend(result[1])
         scores, solids = np.array(found), np.array(solid, dtype=np.int64)
     keep = np.flatnonzero(scores >= min_score)
     return [PairEvidence(int(pairs[k, 0]), int(pairs[k, 1]), round(descriptor_distance(desc, *pairs[k]), 4),
