@@ -78,7 +78,15 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
     im, (width, height) = decode_untrusted(data, max_pixels, not_image="not a readable image",
                                            draft_side=THUMB * 2)
     fmt = str(im.format)
-    rgb = np.asarray(on_white(im).convert("RGB").resize((THUMB, THUMB), Image.Resampling.BOX), dtype=np.uint8)
+    # Pillow resamples RGBA / LA premultiplied, so the thumbnail can be composited on white after shrinking
+    # (the same pixels, a fraction of the work); other modes (palette: resampled nearest) shrink after.
+    early = im.mode in ("RGBA", "LA")
+    if early:
+        im = im.resize((THUMB, THUMB), Image.Resampling.BOX)
+    thumb = on_white(im).convert("RGB")
+    if not early:
+        thumb = thumb.resize((THUMB, THUMB), Image.Resampling.BOX)
+    rgb = np.asarray(thumb, dtype=np.uint8)
     return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes())
 
 
