@@ -4,8 +4,8 @@ Issue 10 "Performance": recall and precision of the planted (copy, original) pai
 time and peak memory at several corpus sizes, in one command, for
 
 - **zuhyo**: :func:`zuhyo.build.filter.checks.inspect_image` over the images (one decode: size, format, pHash,
-  thumbnail) through :func:`zuhyo.build.executor.map_items` (local processes), then descriptors, k-d tree
-  candidates, verification (also through the executor) and union-find clusters
+  thumbnail) through :func:`zuhyo.build.executor.map_items` (local processes), then crop-window descriptors,
+  k-d tree candidates, verification (pre-check and full size, also through the executor) and star clusters
   (:mod:`zuhyo.build.filter.near_duplicates`);
 - **anchor**: ``imagehash.phash`` of every image (same process pool) and all pairs at Hamming distance <= 10
   with numpy.
