@@ -45,10 +45,18 @@ def register(app: typer.Typer) -> None:
         """Tables (Markdown, CSV, LaTeX), bootstrap CIs and paired tests, plots and index.html from run sets."""
         from zuhyo.report.build import ReportOptions, build_report
 
+        breakdown = None
+        if workspace is not None:
+            from zuhyo.annotate.errors_analysis import error_breakdown
+            from zuhyo.build.workspace import Workspace
+
+            with Workspace.open(workspace) as ws:
+                breakdown = error_breakdown(ws.db)
         doc = build_report(list(dirs), out, ReportOptions(
             tags=list(tag or []), judge=list(judge or []), n_resamples=bootstrap, seed=seed,
             min_category_items=min_items, font=font, max_failed_per_model=max_failed, strict=strict,
-            plots=not no_plots, reference_scores=list(reference_scores or []), workspace=workspace))
+            plots=not no_plots, reference_scores=list(reference_scores or []),
+            error_breakdown=breakdown))
         for p in doc["problems"]:
             console.print(f"[yellow]{p['kind']}:[/] {p['message']}", highlight=False)
         results(json_out).print(f"{len(doc['tables'])} tables, {len(doc['plots'])} plots; report: {doc['index']}",

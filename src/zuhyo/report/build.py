@@ -43,8 +43,10 @@ class ReportOptions:
     plots: bool = True
     reference_scores: list[str] = field(default_factory=list)
     """Published-score CSVs (paths or bundled names, :mod:`zuhyo.report.reference`) shown beside the measured."""
-    workspace: Path | None = None
-    """A workspace whose error analysis (``zuhyo errors``, HakushoBench §6.3) the report shows when present."""
+    error_breakdown: dict[str, Any] | None = None
+    """A workspace's error analysis (``zuhyo errors``, HakushoBench §6.3:
+    :func:`zuhyo.annotate.errors_analysis.error_breakdown`), shown when given; the CLI reads it, so the report
+    layer never opens a workspace."""
 
 
 def _cells_json(agg: Aggregate, an: Analysis) -> list[dict[str, Any]]:
@@ -135,12 +137,11 @@ def build_report(dirs: list[Path], out: Path, options: ReportOptions | None = No
     labels = model_labels(agg.models, agg.baselines)
     extra_tables, extra_json = _diagnostics_and_references(agg, cells, labels, opts.reference_scores)
     tables += extra_tables
-    if opts.workspace is not None:
-        from zuhyo.report.error_table import error_section
+    if opts.error_breakdown is not None:
+        from zuhyo.report.error_table import error_table
 
-        error_tables, error_json = error_section(opts.workspace, labels)
-        tables += error_tables
-        extra_json.update(error_json)
+        tables.append(error_table(opts.error_breakdown, labels))
+        extra_json["error_analysis"] = opts.error_breakdown
     out.mkdir(parents=True, exist_ok=True)
     files = write_tables(tables, out)
     plots = build_plots(agg, tags, out / "plots", min_items=opts.min_category_items, font=opts.font) \

@@ -1,5 +1,6 @@
 """The error-analysis table of a report (HakushoBench §6.3: error types of a model's wrong answers, tagged by
-people in the annotation app), from a workspace's :func:`zuhyo.annotate.errors_analysis.error_breakdown`."""
+people in the annotation app), from a workspace's :func:`zuhyo.annotate.errors_analysis.error_breakdown` (read
+by the CLI: the report layer does not open workspaces)."""
 
 from __future__ import annotations
 
@@ -27,14 +28,3 @@ def error_table(breakdown: dict[str, Any], labels: dict[str, str]) -> Table:
                  columns=[Column("", "Samples"), Column("", "Tagged")] + [Column("Error type", t) for t in types],
                  rows=rows, notes=[ERROR_NOTE], show_counts=False)
 
-
-def error_section(workspace: Path, labels: dict[str, str]) -> tuple[list[Table], dict[str, Any]]:
-    """The table and ``{"error_analysis": breakdown}`` for a workspace (no table when nothing was imported)."""
-    from zuhyo.annotate.errors_analysis import error_breakdown
-    from zuhyo.build.workspace import Workspace
-
-    with Workspace.open(workspace) as ws:
-        breakdown = error_breakdown(ws.db)
-    if breakdown is None:
-        return [], {"error_analysis": None}
-    return [error_table(breakdown, labels)], {"error_analysis": breakdown}
