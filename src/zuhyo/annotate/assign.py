@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from zuhyo.annotate.assign_base import (
     acknowledge,
     aware,
+    claim,
     current_open,
     expire_stale,
     figure_view,
@@ -157,11 +158,10 @@ def submit_authored(db: Database, user_id: int, assignment_id: int, question: st
     flags = _difficulty(difficulty)
 
     def work(s: Session) -> SubmitResult:
-        user = require(s, user_id, "annotator")
-        done = replay(s, submit_key, user.id)
-        if done is not None:
-            return done
-        row = own_open_assignment(s, user, assignment_id, "author")
+        claimed = claim(s, user_id, submit_key, assignment_id, "author", "annotator")
+        if isinstance(claimed, SubmitResult):
+            return claimed
+        user, row = claimed
         assert row.figure_id is not None
         meta: dict[str, Any] = {"flow": "verify", "verify_round": 1, "assignment_id": row.id}
         if from_draft_id is not None:
@@ -192,11 +192,10 @@ def skip_task(db: Database, user_id: int, assignment_id: int, reason: str, submi
     reason = non_empty(reason, "skip reason")
 
     def work(s: Session) -> SubmitResult:
-        user = require(s, user_id)
-        done = replay(s, submit_key, user.id)
-        if done is not None:
-            return done
-        row = own_open_assignment(s, user, assignment_id)
+        claimed = claim(s, user_id, submit_key, assignment_id, None)
+        if isinstance(claimed, SubmitResult):
+            return claimed
+        user, row = claimed
         set_assignment(s, row, "skipped", actor=user.name, user_id=user.id, reason=reason)
         _back_to_queue(s, row, user)
         return acknowledge(s, user, SubmitResult(key=submit_key, step=row.step, outcome="skipped",
@@ -271,22 +270,20 @@ def submit_verification(db: Database, user_id: int, assignment_id: int, answer: 
 
     answer = non_empty(answer, "answer")
     with db.read() as s:
-        user = require(s, user_id, "annotator")
-        done = replay(s, submit_key, user.id)
-        if done is not None:
-            return done
-        row = own_open_assignment(s, user, assignment_id, "verify")
+        claimed = claim(s, user_id, submit_key, assignment_id, "verify", "annotator")
+        if isinstance(claimed, SubmitResult):
+            return claimed
+        user, row = claimed
         assert row.qa_item_id is not None
         item = qa_item(s, row.qa_item_id)
         question, reference, revision = item.question, item.answer, item.revision
     outcome = (matcher or rules_matcher)(question, reference, answer)
 
     def work(s: Session) -> SubmitResult:
-        user = require(s, user_id, "annotator")
-        done = replay(s, submit_key, user.id)
-        if done is not None:
-            return done
-        row = own_open_assignment(s, user, assignment_id, "verify")
+        claimed = claim(s, user_id, submit_key, assignment_id, "verify", "annotator")
+        if isinstance(claimed, SubmitResult):
+            return claimed
+        user, row = claimed
         assert row.qa_item_id is not None
         item = qa_item(s, row.qa_item_id)
         if item.revision != revision or item.status != "verifying":

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from zuhyo.annotate.users import require
 from zuhyo.annotate.workflow import Conflict, FigureView, FlagView, NotAllowed, NotFound, SubmitResult, WorkflowError
 from zuhyo.build.db import Database
 from zuhyo.build.qa_items import log_action, update_qa_item
@@ -112,6 +113,20 @@ def own_open_assignment(s: Session, user: UserRow, assignment_id: int, step: str
     if row.status != "open":
         raise Conflict(f"assignment {assignment_id} is {row.status}, no longer open")
     return row
+
+
+def claim(s: Session, user_id: int, submit_key: str, assignment_id: int, step: str | None,
+          role: str | None = None) -> tuple[UserRow, AssignmentRow] | SubmitResult:
+    """Who submits for which assignment — or, for a key already acknowledged, the stored result.
+
+    The key is looked up *before* the assignment: a first submission closed the assignment, so a retry would
+    otherwise be refused as no longer open instead of being answered.
+    """
+    user = require(s, user_id, role)
+    done = replay(s, submit_key, user.id)
+    if done is not None:
+        return done
+    return user, own_open_assignment(s, user, assignment_id, step)
 
 
 def current_open(s: Session, user_id: int, step: str) -> AssignmentRow | None:

@@ -16,11 +16,10 @@ from sqlalchemy.orm import Session
 from zuhyo.annotate.assign_base import (
     acknowledge,
     aware,
+    claim,
     current_open,
     expire_stale,
     new_assignment,
-    own_open_assignment,
-    replay,
     set_assignment,
     transact,
 )
@@ -176,11 +175,10 @@ def submit_error_tag(db: Database, user_id: int, assignment_id: int, error_type:
     """Tag the sample with one of its error types (as imported; else ``config.error_types``) and a note."""
 
     def work(s: Session) -> SubmitResult:
-        user = require(s, user_id)
-        done = replay(s, submit_key, user.id)
-        if done is not None:
-            return done
-        row = own_open_assignment(s, user, assignment_id, "error")
+        claimed = claim(s, user_id, submit_key, assignment_id, "error")
+        if isinstance(claimed, SubmitResult):
+            return claimed
+        user, row = claimed
         sample = s.get(ErrorSampleRow, int(row.target_key.partition("/")[2]))
         if sample is None:
             raise NotFound(f"error sample for assignment {assignment_id}: no such sample")

@@ -19,14 +19,13 @@ from sqlalchemy.orm import Session
 from zuhyo.annotate.assign_base import (
     acknowledge,
     aware,
+    claim,
     current_open,
     expire_stale,
     figure_view,
     new_assignment,
     open_flags,
-    own_open_assignment,
     qa_item,
-    replay,
     set_assignment,
     transact,
 )
@@ -187,11 +186,10 @@ def submit_review(db: Database, user_id: int, assignment_id: int, rating: str, s
         fix = {k: v.strip() for k, v in correction.items() if v and v.strip()} or None
 
     def work(s: Session) -> SubmitResult:
-        user = require(s, user_id, "expert")
-        done = replay(s, submit_key, user.id)
-        if done is not None:
-            return done
-        row = own_open_assignment(s, user, assignment_id, "review")
+        claimed = claim(s, user_id, submit_key, assignment_id, "review", "expert")
+        if isinstance(claimed, SubmitResult):
+            return claimed
+        user, row = claimed
         assert row.qa_item_id is not None
         item = qa_item(s, row.qa_item_id)
         current, _ = _rounds(item)
