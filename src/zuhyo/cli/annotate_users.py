@@ -16,6 +16,8 @@ users_app = typer.Typer(help="Accounts of the annotation app (`zuhyo serve`): ad
 RoleOpt = Annotated[list[str], typer.Option("--role", help="admin, annotator or expert (repeatable).")]
 WsArg = Annotated[Path, typer.Argument(help="Workspace folder (made by `zuhyo init`).")]
 NameArg = Annotated[str, typer.Argument(help="The user's login name.")]
+PasswordStdinOpt = Annotated[bool, typer.Option("--password-stdin", help="Read the password from the first line "
+                                                                         "of standard input (else: prompted).")]
 
 
 def _user_json(user: Any) -> dict[str, Any]:
@@ -58,9 +60,7 @@ def add_cmd(
     role: RoleOpt,
     display_name: Annotated[str | None, typer.Option("--display-name", help="Name shown in the app.")] = None,
     locale: Annotated[str, typer.Option("--locale", help="Language of the user's pages: ja or en.")] = "ja",
-    password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the password from the first line "
-                                                                           "of standard input (else: prompted).")]
-    = False,
+    password_stdin: PasswordStdinOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Add a user with one or more roles; the password is stored as an argon2 hash."""
@@ -101,9 +101,7 @@ def set_roles_cmd(ws: WsArg, name: NameArg, role: RoleOpt, json_out: JsonOpt = F
 def set_password_cmd(
     ws: WsArg,
     name: NameArg,
-    password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the password from the first line "
-                                                                           "of standard input (else: prompted).")]
-    = False,
+    password_stdin: PasswordStdinOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Set a new password for a user."""
