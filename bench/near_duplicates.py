@@ -57,7 +57,7 @@ def _score(pred: set[tuple[int, int]], truth: set[tuple[int, int]]) -> dict[str,
 def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[str, float]]:
     from zuhyo.build.executor import map_items
     from zuhyo.build.filter.checks import Unreadable, inspect_image
-    from zuhyo.build.filter.near_duplicates import candidate_pairs, clusters, descriptors, thumbs_array, verified_pairs
+    from zuhyo.build.filter.near_duplicates import candidate_pairs, clusters, stack_features, verified_pairs
 
     t0 = time.perf_counter()
     feats = map_items(inspect_image, datas, executor=executor)
@@ -65,12 +65,11 @@ def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[
     if bad:
         raise SystemExit(f"{len(bad)} images failed, first: {feats[bad[0]]}")
     t1 = time.perf_counter()
-    thumbs = thumbs_array(feats)
+    arrays = stack_features(feats)
     del feats
-    desc = descriptors(thumbs)
-    cands = candidate_pairs(desc)
+    cands = candidate_pairs(arrays.descriptors)
     t2 = time.perf_counter()
-    pairs = verified_pairs(thumbs, desc, cands, executor=executor)
+    pairs = verified_pairs(arrays, cands, executor=executor)
     t3 = time.perf_counter()
     groups = clusters(len(datas), pairs)
     t4 = time.perf_counter()

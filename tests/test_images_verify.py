@@ -154,3 +154,71 @@ def test_rejects_zero_size_header() -> None:
            + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))
     with pytest.raises(ImageError):
         verify_image(png)
+
+
+def _png_variants() -> dict[str, bytes]:
+    """PNGs of one chart in every colour type and depth the fast decoder sees or declines."""
+    import numpy as np
+
+    rgba = np.asarray(Image.open(CHART).convert("RGBA")).copy()
+    half = rgba.copy()
+    half[::3, ::2, 3] = 90  # real partial transparency
+    variants: dict[str, Image.Image] = {
+        "rgba_opaque": Image.fromarray(rgba, "RGBA"), "rgba_translucent": Image.fromarray(half, "RGBA"),
+        "rgb": Image.fromarray(rgba[:, :, :3], "RGB"), "grey": Image.fromarray(rgba[:, :, 0], "L"),
+        "palette": Image.fromarray(rgba[:, :, :3], "RGB").quantize(64),
+        "grey_alpha": Image.fromarray(rgba[:, :, 0], "L").convert("LA"),
+    }
+    out = {}
+    for name, im in variants.items():
+        buf = io.BytesIO()
+        im.save(buf, "PNG")
+        out[name] = buf.getvalue()
+    buf = io.BytesIO()
+    variants["rgb"].save(buf, "PNG", transparency=(255, 255, 255))  # a colour key: Pillow's path
+    out["rgb_colour_key"] = buf.getvalue()
+    buf = io.BytesIO()
+    variants["rgba_opaque"].save(buf, "PNG", optimize=True, compress_level=9)
+    out["rgba_max_compression"] = buf.getvalue()
+    return out
+
+
+def test_the_fast_png_decoder_gives_pillows_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """decode_untrusted(fast_png=True) decodes 8-bit RGB(A) PNGs through libspng: the thumbnails the filter makes
+    from them are byte for byte those made through Pillow, for every colour type (the others go through Pillow)."""
+    import sys
+
+    pytest.importorskip("pyspng", reason="the [build] extra installs pyspng")
+    from zuhyo.build.filter.near_duplicates import image_features
+    from zuhyo.images.verify import DEFAULT_MAX_PIXELS, decode_untrusted
+
+    variants = _png_variants()
+    fast = {name: image_features(data) for name, data in variants.items()}
+    modes = {name: decode_untrusted(data, DEFAULT_MAX_PIXELS, fast_png=True)[0].mode
+             for name, data in variants.items()}
+    # Opaque RGBA and RGB come back as RGBX from libspng; translucent RGBA as RGBA; the rest from Pillow.
+    assert modes == {"rgba_opaque": "RGBX", "rgb": "RGBX", "rgba_max_compression": "RGBX",
+                     "rgba_translucent": "RGBA", "grey": "L", "palette": "P", "grey_alpha": "LA",
+                     "rgb_colour_key": "RGB"}
+    monkeypatch.setitem(sys.modules, "pyspng", None)  # import fails: Pillow decodes everything
+    assert decode_untrusted(variants["rgb"], DEFAULT_MAX_PIXELS, fast_png=True)[0].mode == "RGB"
+    for name, data in variants.items():
+        slow = image_features(data)
+        assert (slow.width, slow.height, slow.format) == (fast[name].width, fast[name].height, "PNG"), name
+        assert slow.thumb == fast[name].thumb, name
+        assert slow.phash == fast[name].phash, name
+
+
+def test_the_fast_png_decoder_still_rejects_corrupt_and_huge_pngs() -> None:
+    pytest.importorskip("pyspng", reason="the [build] extra installs pyspng")
+    from zuhyo.build.filter.near_duplicates import image_features
+
+    data = _png_variants()["rgba_opaque"]
+    with pytest.raises(ImageError, match="cannot decode"):
+        image_features(data[: len(data) // 2])
+    damaged = bytearray(data)  # libspng alone would decode this one; the CRC check sends it to Pillow
+    damaged[damaged.index(b"IDAT") + 200] ^= 0xFF
+    with pytest.raises(ImageError, match="cannot decode"):
+        image_features(bytes(damaged))
+    with pytest.raises(ImageError, match="pixels"):
+        image_features(bomb(20_000, 20_000))

@@ -3,14 +3,16 @@ of the same kind apart.
 
 A plain perceptual hash cannot do this alone: charts of one kind and style hash alike (imagehash pHash over all
 pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with precision 0.0006, issue 10
-"Performance"). So, per image (one decode, :func:`image_features`):
+"Performance"). So, per image (one decode, :func:`image_features`, in the executor's workers):
 
 * a 128x128 colour thumbnail of the whole image (the verification input; colour matters: two pies of one palette
   differ in hue where their grey levels agree), the 64-bit DCT perceptual hash of it (the algorithm of
-  ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses), and
+  ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses),
 * descriptors: the thumbnail's body (the title band at the top left out, so a retitled copy still matches)
   averaged to 12x12 and normalised to zero mean and unit length - of the whole image and of nine crop windows
-  (:data:`CROP_WINDOWS`).
+  (:data:`CROP_WINDOWS`), and
+* what every comparison of the image reuses (:class:`zuhyo.build.filter.alignment.Prepared`: profiles,
+  background, ink).
 
 Candidates (:func:`candidate_pairs`): a copy cropped by a few per cent shows about one window of its original, so
 each crop window's descriptor is looked up among the whole-image descriptors (a k-d tree over a PCA projection,
@@ -22,6 +24,9 @@ misalignment explains, and a pair whose aligned difference contains a solid patc
 pixels whose 3x3 neighbourhood all differ) fails - a copy that was resized, recompressed, cropped or retitled
 scores near 1 with no solid difference; a chart of the same kind with other data does not. Pairs that pass join
 star clusters (:func:`clusters`).
+
+The driver stacks the features (:func:`stack_features`); the thumbnails go to a memory map that local workers
+read by path.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from zuhyo.images.verify import DEFAULT_MAX_PIXELS, decode_untrusted, on_white
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from zuhyo.build.filter.alignment import Prepared
 
 THUMB = 128
 """Side of the square colour thumbnail every comparison works on."""
@@ -50,8 +57,6 @@ MAX_SOLID = 3
 DEFAULT_NEIGHBOURS = 2
 """Candidates per image: its nearest originals by crop window (bench/README.md: rank 2 holds every planted
 copy of 5,000 charts)."""
-PRECHECK_MIN_SCORE = 0.6
-"""Score on 64x64 thumbnails a pair must reach to be verified at full size (:func:`score_pairs`)."""
 DEFAULT_MAX_DESCRIPTOR_DISTANCE = 1.2
 """Bound on a candidate's descriptor distance (projected): a loose one - on 5,000 charts any bound from 0.8 up
 leaves the candidates unchanged, and 0.6 still keeps every planted copy."""
@@ -69,16 +74,30 @@ class ImageFeatures:
     phash: int
     thumb: bytes
     """THUMB x THUMB x 3 uint8 RGB, row-major."""
+    descriptors: bytes
+    """(1 + len(CROP_WINDOWS)**2) x DESC*DESC float32: :func:`descriptors` of the thumbnail."""
+    col_profile: bytes
+    """THUMB float32: the thumbnail's :attr:`Prepared.col_profile <zuhyo.build.filter.alignment.Prepared>`."""
+    row_profile: bytes
+    """THUMB float32: its row profile."""
+    background: tuple[int, int, int]
+    """Its body's median colour."""
+    ink: int
+    """Its body pixels off the background."""
 
 
 def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFeatures:
-    """Decode once; size, format, the 64-bit pHash and the thumbnail. Raises :class:`ImageError` when unreadable."""
+    """Decode once; size, format, the 64-bit pHash, the thumbnail, its descriptors and what comparisons reuse.
+    Raises :class:`ImageError` when unreadable."""
     import numpy as np
     from PIL import Image
 
-    # A JPEG is decoded at a reduced scale (draft mode): 4-8x faster, plenty for a thumbnail.
+    from zuhyo.build.filter.alignment import prepare
+
+    # A JPEG is decoded at a reduced scale (draft mode): 4-8x faster, plenty for a thumbnail; an 8-bit RGB(A) PNG
+    # by libspng when installed (~2x faster than Pillow, the same pixels; bench/README.md).
     im, (width, height) = decode_untrusted(data, max_pixels, not_image="not a readable image",
-                                           draft_side=THUMB * 2)
+                                           draft_side=THUMB * 2, fast_png=True)
     fmt = str(im.format)
     # Pillow resamples RGBA / LA premultiplied, so the thumbnail can be composited on white after shrinking
     # (the same pixels, a fraction of the work); other modes (palette: resampled nearest) shrink after.
@@ -89,7 +108,44 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
     if not early:
         thumb = thumb.resize((THUMB, THUMB), Image.Resampling.BOX)
     rgb = np.asarray(thumb, dtype=np.uint8)
-    return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes())
+    prep = prepare(rgb[None])
+    return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes(),
+                         descriptors=descriptors(rgb[None])[0].tobytes(),
+                         col_profile=prep.col_profile[0].tobytes(), row_profile=prep.row_profile[0].tobytes(),
+                         background=(int(prep.background[0, 0]), int(prep.background[0, 1]),
+                                     int(prep.background[0, 2])),
+                         ink=int(prep.ink[0]))
+
+
+@dataclass(frozen=True)
+class FeatureArrays:
+    """Many images' features as arrays, indexed like the features they came from (:func:`stack_features`)."""
+
+    thumbs: np.ndarray
+    """(n, THUMB, THUMB, 3) uint8, a memory map (:func:`thumbs_array`)."""
+    descriptors: np.ndarray
+    """(n, 1 + len(CROP_WINDOWS)**2, DESC*DESC) float32."""
+    prepared: Prepared
+
+
+def stack_features(features: Sequence[ImageFeatures]) -> FeatureArrays:
+    """The features' arrays, computed by the workers that decoded the images, stacked in the driver."""
+    import numpy as np
+
+    from zuhyo.build.filter.alignment import Prepared
+
+    windows = 1 + len(CROP_WINDOWS) ** 2
+
+    def stacked(field: str, shape: tuple[int, ...]) -> np.ndarray:
+        out = np.empty((len(features), *shape), dtype=np.float32)
+        for k, f in enumerate(features):
+            out[k] = np.frombuffer(getattr(f, field), dtype=np.float32).reshape(shape)
+        return out
+
+    prepared = Prepared(stacked("col_profile", (THUMB,)), stacked("row_profile", (THUMB,)),
+                        np.array([f.background for f in features], dtype=np.int16).reshape(-1, 3),
+                        np.array([f.ink for f in features], dtype=np.int64))
+    return FeatureArrays(thumbs_array(features), stacked("descriptors", (windows, DESC * DESC)), prepared)
 
 
 def luma(rgb: np.ndarray) -> np.ndarray:
@@ -220,52 +276,32 @@ def descriptor_distance(desc: np.ndarray, i: int, j: int) -> float:
     return float(np.linalg.norm(desc[i] - desc[j]))
 
 
-def _directed_best(thumbs: np.ndarray, pairs: np.ndarray, batch: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`score_pairs` without the pre-check, on thumbnails of any side."""
+def score_pairs(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
+                batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    """(score, solid difference) of each pair (rows of indices into ``thumbs`` and ``prepared``): the better of
+    aligning either thumbnail into the other (:mod:`zuhyo.build.filter.alignment`), where a direction whose
+    aligned images differ in more than MAX_SOLID solid pixels scores 0 - they show other data, however small the
+    share of ink. Windows are searched ``batch`` pairs at a time."""
+    import cv2
     import numpy as np
 
-    from zuhyo.build.filter.alignment import directed_scores, prepare
-
-    prep = prepare(thumbs)
-    scores, solids = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=np.int64)
-    for s in range(0, len(pairs), batch):
-        a, b = pairs[s:s + batch, 0], pairs[s:s + batch, 1]
-        s1, d1 = directed_scores(thumbs, prep, a, b)
-        s2, d2 = directed_scores(thumbs, prep, b, a)
-        e1, e2 = np.where(d1 <= MAX_SOLID, s1, 0.0), np.where(d2 <= MAX_SOLID, s2, 0.0)
-        first = e1 >= e2
-        scores[s:s + batch] = np.where(first, e1, e2)
-        solids[s:s + batch] = np.where(first, d1, d2)
-    return scores, solids
-
-
-def score_pairs(thumbs: np.ndarray, pairs: np.ndarray, precheck: float | None = PRECHECK_MIN_SCORE,
-                batch: int = 64) -> tuple[np.ndarray, np.ndarray]:
-    """(score, solid difference) of each pair (rows of indices into ``thumbs``): the better of aligning either
-    thumbnail into the other (:mod:`zuhyo.build.filter.alignment`), where a direction whose aligned images differ
-    in more than MAX_SOLID solid pixels scores 0 - they show other data, however small the share of ink.
-
-    With ``precheck``, every pair is first scored the same way on 64x64 halves of the thumbnails (a quarter of
-    the work); only pairs reaching ``precheck`` there are scored at full size, the others keep their 64 px
-    score (bench/README.md: every planted copy of 5,000 charts scores at least 0.7 there, and three in four
-    other candidates fall below 0.6 or show a solid difference)."""
-    import numpy as np
+    from zuhyo.build.filter.alignment import directed_scores
 
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    if not len(pairs):
-        return np.zeros(0), np.zeros(0, dtype=np.int64)
-    used, local = np.unique(pairs, return_inverse=True)
-    local = local.reshape(-1, 2)
-    sub = np.asarray(thumbs[used]) if len(used) < len(thumbs) else np.asarray(thumbs)
-    if precheck is None:
-        return _directed_best(sub, local, batch)
-    half = sub.shape[1] // 2
-    small = sub.astype(np.uint16).reshape(len(sub), half, 2, half, 2, 3).sum(axis=(2, 4))
-    scores, solids = _directed_best(((small + 2) // 4).astype(np.uint8), local, batch * 4)
-    again = np.flatnonzero(scores >= precheck)
-    if len(again):
-        keep, relocal = np.unique(local[again], return_inverse=True)
-        scores[again], solids[again] = _directed_best(sub[keep], relocal.reshape(-1, 2), batch)
+    scores, solids = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=np.int64)
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)  # thumbnails are too small to split; the executor's processes use the cores
+    try:
+        for s in range(0, len(pairs), batch):
+            a, b = pairs[s:s + batch, 0], pairs[s:s + batch, 1]
+            s1, d1 = directed_scores(thumbs, prepared, a, b)
+            s2, d2 = directed_scores(thumbs, prepared, b, a)
+            e1, e2 = np.where(d1 <= MAX_SOLID, s1, 0.0), np.where(d2 <= MAX_SOLID, s2, 0.0)
+            first = e1 >= e2
+            scores[s:s + batch] = np.where(first, e1, e2)
+            solids[s:s + batch] = np.where(first, d1, d2)
+    finally:
+        cv2.setNumThreads(threads)
     return scores, solids
 
 
@@ -273,7 +309,10 @@ def verify_pair(a: np.ndarray, b: np.ndarray) -> float:
     """How surely ``a`` and ``b`` (THUMB x THUMB x 3 uint8) show one image (at most 1; see :func:`score_pairs`)."""
     import numpy as np
 
-    scores, _ = score_pairs(np.stack([a, b]), np.array([[0, 1]]), precheck=None)
+    from zuhyo.build.filter.alignment import prepare
+
+    both = np.stack([a, b])
+    scores, _ = score_pairs(both, prepare(both), np.array([[0, 1]]))
     return float(scores[0])
 
 
@@ -287,32 +326,35 @@ class PairEvidence:
     """Pixels of solid difference after alignment (at most MAX_SOLID for a pair that passed)."""
 
 
-def _verify_chunk(item: tuple[np.ndarray, np.ndarray | str, float]) -> tuple[list[float], list[int]]:
-    """Runs in executor workers: the scores of one chunk of pairs, with the thumbnails sent along (local indices)
-    or the path of the driver's memory map (indices into it)."""
+def _verify_chunk(item: tuple[np.ndarray, np.ndarray | tuple[str, np.ndarray], Prepared]
+                  ) -> tuple[list[float], list[int]]:
+    """Runs in executor workers: the scores of one chunk of pairs (indices into the chunk's images), with the
+    images' thumbnails sent along or read from the driver's memory map (its path and the rows), and their
+    :class:`Prepared` rows."""
     import numpy as np
 
-    pairs, thumbs, precheck = item
-    source = np.load(thumbs, mmap_mode="r") if isinstance(thumbs, str) else thumbs
-    scores, solids = score_pairs(source, pairs, precheck)
+    pairs, thumbs, prepared = item
+    if isinstance(thumbs, tuple):
+        path, rows = thumbs
+        thumbs = np.asarray(np.load(path, mmap_mode="r")[rows])
+    scores, solids = score_pairs(thumbs, prepared, pairs)
     return scores.tolist(), solids.tolist()
 
 
-def verified_pairs(thumbs: np.ndarray, desc: np.ndarray, pairs: np.ndarray,
-                   min_score: float = DEFAULT_MIN_SCORE, executor: str | None = None,
-                   chunk: int = 512) -> list[PairEvidence]:
+def verified_pairs(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = DEFAULT_MIN_SCORE,
+                   executor: str | None = None, chunk: int = 1024) -> list[PairEvidence]:
     """The candidate pairs whose verification score reaches ``min_score``; with ``executor`` the pairs are
     scored in chunks (at most ``chunk`` pairs, at least 16 chunks when there are enough pairs) through
-    :func:`zuhyo.build.executor.map_items`. Local workers read the thumbnails from ``thumbs``' file when it is a
-    memory map (:func:`thumbs_array`); otherwise each chunk carries the thumbnails it needs, sixteen chunks per
-    map at most in flight."""
+    :func:`zuhyo.build.executor.map_items`. Local workers read the thumbnails from ``arrays.thumbs``' file when
+    it is a memory map (:func:`thumbs_array`); otherwise each chunk carries the thumbnails it needs, sixteen
+    chunks per map at most in flight."""
     import numpy as np
 
+    thumbs, prepared, desc = arrays.thumbs, arrays.prepared, arrays.descriptors
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    precheck = min(PRECHECK_MIN_SCORE, min_score)
     size = min(chunk, max(64, -(-len(pairs) // 16)))
     if executor is None or len(pairs) <= size:
-        scores, solids = score_pairs(thumbs, pairs, precheck)
+        scores, solids = score_pairs(thumbs, prepared, pairs)
     else:
         from zuhyo.build.executor import ItemError, map_items, parse_executor
 
@@ -323,13 +365,11 @@ def verified_pairs(thumbs: np.ndarray, desc: np.ndarray, pairs: np.ndarray,
         found: list[float] = []
         solid: list[int] = []
         for group in groups:
-            items: list[tuple[np.ndarray, np.ndarray | str, float]] = []
+            items: list[tuple[np.ndarray, np.ndarray | tuple[str, np.ndarray], Prepared]] = []
             for part in group:
-                if shared:
-                    items.append((part, str(path), precheck))
-                else:
-                    used, local = np.unique(part, return_inverse=True)
-                    items.append((local.reshape(-1, 2), np.asarray(thumbs[used]), precheck))
+                used, local = np.unique(part, return_inverse=True)
+                images = (str(path), used) if shared else np.asarray(thumbs[used])
+                items.append((local.reshape(-1, 2), images, prepared.take(used)))
             for result in map_items(_verify_chunk, items, executor=executor):
                 if isinstance(result, ItemError):
                     raise RuntimeError(f"near-duplicate verification failed: {result.error}")
@@ -344,25 +384,27 @@ def verified_pairs(thumbs: np.ndarray, desc: np.ndarray, pairs: np.ndarray,
 def clusters(n: int, pairs: Sequence[PairEvidence]) -> list[list[int]]:
     """Groups (two or more) of indices joined by verified ``pairs``, each sorted, ordered by first index.
 
-    Groups are stars: taking pairs from the highest score down, an image joins a group only through a pair with
-    the group's first member (or two lone images form one), never through a chain of members - with charts that
-    look alike, chains would join a whole kind (a~b, b~c, c~d, ...) where each link alone is plausible.
+    Groups are stars (the star clustering of Aslam, Pelekhov and Rus, J. Graph Algorithms Appl. 8(1), 2004, on the
+    graph of verified pairs): images are taken by how many verified pairs they have (then by the sum of those
+    scores, then by index); one not yet in a group becomes the centre of a group with each of its partners not yet
+    in a group. An image joins through a pair with the centre, never through a chain of members - with charts that
+    look alike, chains would join a whole kind (a~b, b~c, c~d, ...) where each link alone is plausible. The centre
+    is the image most others were verified against: an original with two copies, not one of the copies, whose pair
+    with the other copy (each cropped differently) may not verify.
     """
-    root = list(range(n))
-    size = [1] * n
-    for p in sorted(pairs, key=lambda q: (-q.score, q.i, q.j)):
-        ri, rj = root[p.i], root[p.j]
-        if ri == rj:
+    partners: dict[int, list[tuple[int, float]]] = {}
+    for p in pairs:
+        partners.setdefault(p.i, []).append((p.j, p.score))
+        partners.setdefault(p.j, []).append((p.i, p.score))
+    order = sorted(partners, key=lambda v: (-len(partners[v]), -sum(s for _, s in partners[v]), v))
+    grouped: set[int] = set()
+    groups: list[list[int]] = []
+    for centre in order:
+        if centre in grouped:
             continue
-        if size[rj] == 1 and p.i == ri:
-            hub, leaf = ri, p.j
-        elif size[ri] == 1 and p.j == rj:
-            hub, leaf = rj, p.i
-        else:
-            continue
-        root[leaf] = hub
-        size[hub] += 1
-    groups: dict[int, list[int]] = {}
-    for x in range(n):
-        groups.setdefault(root[x], []).append(x)
-    return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: g[0])
+        members = [u for u, _ in partners[centre] if u not in grouped]
+        if members:
+            group = sorted({centre, *members})
+            grouped.update(group)
+            groups.append(group)
+    return sorted(groups, key=lambda g: g[0])

@@ -39,8 +39,7 @@ from zuhyo.build.filter.near_duplicates import (
     ImageFeatures,
     candidate_pairs,
     clusters,
-    descriptors,
-    thumbs_array,
+    stack_features,
     verified_pairs,
     verify_pair,
 )
@@ -137,9 +136,9 @@ def near_duplicate_decisions(figures: list[FigureRow], features: dict[str, Image
 
     shas = sorted({f.sha256 for f in figures})
     index = {sha: i for i, sha in enumerate(shas)}
-    thumbs = thumbs_array([features[sha] for sha in shas])
-    desc = descriptors(thumbs)
-    pairs = verified_pairs(thumbs, desc, candidate_pairs(desc), min_score, executor)
+    arrays = stack_features([features[sha] for sha in shas])
+    thumbs, desc = arrays.thumbs, arrays.descriptors
+    pairs = verified_pairs(arrays, candidate_pairs(desc), min_score, executor)
     by_pair = {(p.i, p.j): p for p in pairs}
     members: dict[int, list[FigureRow]] = {}
     for f in figures:
