@@ -80,6 +80,18 @@ def _call(fn: Callable[[Any], Any], index: int, item: Any) -> Any:
         return ItemError(index, f"{type(e).__name__}: {e}")
 
 
+def _one_thread_per_worker() -> None:
+    """Runs once in each local worker: BLAS and OpenMP pools down to one thread, since the pool already puts one
+    worker on each core (with a forked pool each worker would otherwise run as many BLAS threads as there are
+    cores: the near-duplicate verification's matrix products ran no faster on two workers than in one process;
+    bench/README.md)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(1)
+
+
 def _run_chunk(fn: Callable[[Any], Any], start: int, chunk: list[Any]) -> list[Any]:
     """Runs in a worker: ``fn`` over one chunk, exceptions as :class:`ItemError` values."""
     return [_call(fn, start + j, x) for j, x in enumerate(chunk)]
@@ -103,7 +115,7 @@ def _map_local(fn: Callable[[Any], Any], items: list[Any], workers: int,
 
     out: list[Any] = [None] * len(items)
     chunks = _chunks(items, workers, chunksize)
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), initializer=_one_thread_per_worker) as pool:
         pending = {pool.submit(_run_chunk, fn, start, chunk): (start, chunk) for start, chunk in chunks}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)

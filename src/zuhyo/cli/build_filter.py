@@ -46,7 +46,7 @@ def run_cmd(
                                                                         "(width x height).")] = 60_000,
     min_score: Annotated[float, typer.Option("--min-score", min=0.0, max=1.0, help="Verification score (1 - the share "
                                              "of the chart's ink that differs after alignment; a solid patch "
-                                             "of difference fails) for two images to be near duplicates.")] = 0.85,
+                                             "of difference fails) for two images to be near duplicates.")] = 0.86,
     classifier: Annotated[str, typer.Option("--classifier", help="Chart/table check: auto (the workspace's trained "
                                             "model if there is one, else skipped), features, llm:SPEC, or "
                                             "none.")] = "auto",

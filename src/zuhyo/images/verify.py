@@ -221,7 +221,7 @@ def _spng_decode(data: bytes, header: ImageFile) -> Image | None:
     height, width = pixels.shape[:2]
     if (width, height) != header.size:
         return None
-    opaque = bool((np.frombuffer(pixels, dtype="<u4") >= 0xFF000000).all())  # alpha is the high byte
+    opaque = int(np.frombuffer(pixels, dtype="<u4").min()) >= 0xFF000000  # alpha is the high byte
     mode = "RGBX" if opaque or header.mode == "RGB" else "RGBA"
     im = PILImage.frombuffer(mode, (width, height), pixels, "raw", mode, 0, 1)
     im.format = "PNG"

@@ -31,6 +31,7 @@ read by path.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -60,7 +61,9 @@ copy of 5,000 charts)."""
 DEFAULT_MAX_DESCRIPTOR_DISTANCE = 1.2
 """Bound on a candidate's descriptor distance (projected): a loose one - on 5,000 charts any bound from 0.8 up
 leaves the candidates unchanged, and 0.6 still keeps every planted copy."""
-DEFAULT_MIN_SCORE = 0.85
+DEFAULT_MIN_SCORE = 0.86
+"""Verification score two images need to be near duplicates (bench/README.md: on the 10,000-chart corpus's
+candidates, scores from 0.85 to 0.86 held four look-alikes and no planted copy)."""
 _PCA_DIMS = 32
 
 
@@ -100,8 +103,9 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
                                            draft_side=THUMB * 2, fast_png=True)
     fmt = str(im.format)
     # Pillow resamples RGBA / LA premultiplied, so the thumbnail can be composited on white after shrinking
-    # (the same pixels, a fraction of the work); other modes (palette: resampled nearest) shrink after.
-    early = im.mode in ("RGBA", "LA")
+    # (the same pixels, a fraction of the work); RGB / RGBX have nothing to composite; other modes (palette:
+    # resampled nearest) are converted first.
+    early = im.mode in ("RGBA", "LA", "RGB", "RGBX")
     if early:
         im = im.resize((THUMB, THUMB), Image.Resampling.BOX)
     thumb = on_white(im).convert("RGB")
@@ -193,14 +197,18 @@ def thumbs_array(features: Sequence[ImageFeatures]) -> np.ndarray:
     return out
 
 
+@functools.lru_cache(maxsize=64)
 def _area_matrix(start: float, stop: float, cells: int, side: int) -> np.ndarray:
-    """(cells, side) weights that average the pixels ``start..stop`` (continuous pixel edges) into ``cells``."""
+    """(cells, side) weights that average the pixels ``start..stop`` (continuous pixel edges) into ``cells``
+    (memoised: the same few windows for every image)."""
     import numpy as np
 
     edges = start + (stop - start) * np.arange(cells + 1) / cells
     p = np.arange(side)
     w = np.clip(np.minimum(edges[1:, None], p + 1) - np.maximum(edges[:-1, None], p), 0, None)
-    return np.asarray(w / w.sum(axis=1, keepdims=True), dtype=np.float32)
+    out = np.asarray(w / w.sum(axis=1, keepdims=True), dtype=np.float32)
+    out.setflags(write=False)
+    return out
 
 
 def descriptors(thumbs: np.ndarray, batch: int = 500) -> np.ndarray:
@@ -250,7 +258,7 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
     tree = cKDTree((whole - centre) @ basis)
     k = min(2, n)
     queries = (crops.reshape(-1, crops.shape[2]) - centre) @ basis
-    dist, hit = tree.query(queries, k=k, eps=1.0, distance_upper_bound=max_distance)
+    dist, hit = tree.query(queries, k=k, eps=1.0, distance_upper_bound=max_distance, workers=-1)
     owner = np.repeat(np.arange(n), crops.shape[1] * k)
     i, j, d = owner, hit.ravel(), dist.ravel()
     ok = (j < n) & (j != i)
