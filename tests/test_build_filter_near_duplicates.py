@@ -122,3 +122,26 @@ def test_star_clusters_centre_on_the_image_most_pairs_share_and_never_chain() ->
                          pair(5, 6, 0.97)])
     assert found == [[0, 1, 2], [4, 5, 6]]
     assert clusters(3, []) == []
+
+
+def test_thumbnails_are_area_means_composited_on_white() -> None:
+    import io
+
+    from PIL import Image
+
+    from zuhyo.build.filter.near_duplicates import THUMB, thumbnail
+    from zuhyo.images.verify import on_white
+
+    chart = Image.open(io.BytesIO(chart_corpus().render_chart(3))).convert("RGB")  # 800x600
+    exact = np.asarray(chart.resize((THUMB, THUMB), Image.Resampling.BOX), dtype=np.int16)
+    ours = thumbnail(chart).astype(np.int16)
+    assert ours.shape == (THUMB, THUMB, 3)
+    assert np.abs(ours - exact).mean() < 2.0  # halving then one area resize: within a level or two on average
+    # A transparent chart (ink on nothing, as matplotlib's transparent=True saves it) is seen on white.
+    rgba = np.asarray(chart.convert("RGBA")).copy()
+    rgba[..., 3] = 255 - np.asarray(chart.convert("L"))  # ink opaque, white fully transparent
+    rgba[..., :3] = 0
+    transparent = Image.fromarray(rgba, "RGBA")
+    seen = thumbnail(on_white(transparent)).astype(np.int16)
+    assert np.abs(thumbnail(transparent).astype(np.int16) - seen).max() <= 1
+    assert thumbnail(transparent)[0, 0].tolist() == [255, 255, 255]

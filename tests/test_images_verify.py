@@ -184,24 +184,31 @@ def _png_variants() -> dict[str, bytes]:
 
 
 def test_the_fast_png_decoder_gives_pillows_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
-    """decode_untrusted(fast_png=True) decodes 8-bit RGB(A) PNGs through libspng: the thumbnails the filter makes
-    from them are byte for byte those made through Pillow, for every colour type (the others go through Pillow)."""
+    """decode_untrusted_fast decodes 8-bit RGB(A) PNGs through libspng: the same pixels as Pillow, and the
+    thumbnails the filter makes from them are byte for byte those made through Pillow, for every colour type (the
+    others go through Pillow)."""
     import sys
+
+    import numpy as np
 
     pytest.importorskip("pyspng", reason="the [build] extra installs pyspng")
     from zuhyo.build.filter.near_duplicates import image_features
-    from zuhyo.images.verify import DEFAULT_MAX_PIXELS, decode_untrusted
+    from zuhyo.images.verify import DEFAULT_MAX_PIXELS, PngPixels, decode_untrusted, decode_untrusted_fast
 
     variants = _png_variants()
     fast = {name: image_features(data) for name, data in variants.items()}
-    modes = {name: decode_untrusted(data, DEFAULT_MAX_PIXELS, fast_png=True)[0].mode
-             for name, data in variants.items()}
-    # Opaque RGBA and RGB come back as RGBX from libspng; translucent RGBA as RGBA; the rest from Pillow.
-    assert modes == {"rgba_opaque": "RGBX", "rgb": "RGBX", "rgba_max_compression": "RGBX",
-                     "rgba_translucent": "RGBA", "grey": "L", "palette": "P", "grey_alpha": "LA",
+    decoded = {name: decode_untrusted_fast(data, DEFAULT_MAX_PIXELS)[0] for name, data in variants.items()}
+    kinds = {name: ("opaque" if d.opaque else "alpha") if isinstance(d, PngPixels) else d.mode
+             for name, d in decoded.items()}
+    assert kinds == {"rgba_opaque": "opaque", "rgb": "opaque", "rgba_max_compression": "opaque",
+                     "rgba_translucent": "alpha", "grey": "L", "palette": "P", "grey_alpha": "LA",
                      "rgb_colour_key": "RGB"}
+    for name, d in decoded.items():
+        if isinstance(d, PngPixels):
+            pillow = np.asarray(decode_untrusted(variants[name], DEFAULT_MAX_PIXELS)[0].convert("RGBA"))
+            assert np.array_equal(d.rgba, pillow), name
     monkeypatch.setitem(sys.modules, "pyspng", None)  # import fails: Pillow decodes everything
-    assert decode_untrusted(variants["rgb"], DEFAULT_MAX_PIXELS, fast_png=True)[0].mode == "RGB"
+    assert not isinstance(decode_untrusted_fast(variants["rgb"], DEFAULT_MAX_PIXELS)[0], PngPixels)
     for name, data in variants.items():
         slow = image_features(data)
         assert (slow.width, slow.height, slow.format) == (fast[name].width, fast[name].height, "PNG"), name
