@@ -120,3 +120,28 @@ def test_filter_train_on_ray_gives_the_local_model(local_ray: object, tmp_path: 
     assert on_ray["used"] == 16 and on_ray["errors"] == 0
     assert on_ray["model_id"] == local["model_id"] and on_ray["held_out"] == local["held_out"]
     assert counts["checked"] == 16 and counts["errors"] == 0
+
+
+def test_near_duplicate_features_and_verification_on_ray_equal_the_local_ones(local_ray: object) -> None:
+    """`zuhyo filter`'s near-duplicate work on Ray: the per-image features (decode, thumbnail, descriptors,
+    profiles) and the verified pairs (chunks carrying their thumbnails, not the driver's memory map) are the
+    local ones."""
+    pytest.importorskip("matplotlib", reason="the charts are rendered with matplotlib")
+    from test_build_filter import chart_corpus
+
+    from zuhyo.build.filter.checks import inspect_image
+    from zuhyo.build.filter.near_duplicates import stack_features, verified_pairs
+
+    cc = chart_corpus()
+    datas = [cc.render_chart(0), cc.render_chart(4), cc.near_duplicate(0, seed=101), cc.render_chart(60),
+             cc.render_chart(64), cc.near_duplicate(64, seed=303), cc.render_chart(8), cc.render_chart(68),
+             cc.render_chart(120)]
+    on_ray = map_items(inspect_image, datas, executor="ray")
+    local = map_items(inspect_image, datas, executor="local")
+    assert on_ray == local
+    arrays = stack_features(on_ray)
+    pairs = [(i, j) for i in range(len(datas)) for j in range(i + 1, len(datas))]
+    found_ray = verified_pairs(arrays, pairs, executor="ray", chunk=8)
+    found_here = verified_pairs(arrays, pairs)
+    assert found_ray == found_here
+    assert {(p.i, p.j) for p in found_ray} == {(0, 2), (4, 5)}
