@@ -48,8 +48,8 @@ def run_cmd(
                                              "of the chart's ink that differs after alignment; a solid patch "
                                              "of difference fails) for two images to be near duplicates.")] = 0.86,
     classifier: Annotated[str, typer.Option("--classifier", help="Chart/table check: auto (the workspace's trained "
-                                            "model if there is one, else skipped), features, llm:SPEC, or "
-                                            "none.")] = "auto",
+                                            "features model, else its fine-tuned resnet18, else skipped), "
+                                            "features, resnet18 (alias torchvision), llm:SPEC, or none.")] = "auto",
     executor: Annotated[str, typer.Option("--executor", help="Where images are hashed and classified: local "
                                           "processes, or ray / ray:ADDRESS.")] = "local",
     json_out: JsonOpt = False,

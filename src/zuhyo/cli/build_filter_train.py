@@ -26,17 +26,36 @@ def train_cmd(
                                                              "(about 3 s per image on 2 cores; needs the [ocr] "
                                                              "extra).")] = False,
     executor: ExecutorOpt = "local",
+    kind: Annotated[str, typer.Option("--kind", help="features (light CPU model) or resnet18 (fine-tune a "
+                                                     "torchvision ImageNet checkpoint; needs torch, the [hf] "
+                                                     "extra).")] = "features",
+    weights: Annotated[Path | None, typer.Option("--weights", help="resnet18: the local torchvision resnet18 "
+                                                                   "checkpoint (e.g. resnet18-f37072fd.pth).")] = None,
+    epochs: Annotated[int, typer.Option("--epochs", min=1, help="resnet18: training epochs.")] = 5,
+    train_all: Annotated[bool, typer.Option("--train-all", help="resnet18: train every layer (default: only "
+                                                                "layer4 and the head).")] = False,
+    image_size: Annotated[int, typer.Option("--image-size", min=32, help="resnet18: input side in pixels (224 as "
+                                                                         "ImageNet; smaller is faster).")] = 224,
     json_out: JsonOpt = False,
 ) -> None:
-    """Train the light chart/table-vs-not classifier on labelled figures; report held-out precision/recall and
-    store it as WS/models/chart_classifier.json (used by `zuhyo filter WS`)."""
+    """Train the chart/table-vs-not classifier on labelled figures; report held-out precision/recall and store it
+    as WS/models/chart_classifier.json (--kind features) or WS/models/chart_resnet18.pt (--kind resnet18)."""
     from zuhyo.build.executor import ExecutorError
-    from zuhyo.build.filter.chart_classifier import ClassifierError, train_chart_classifier
+    from zuhyo.build.filter.chart_classifier import ClassifierError, train_chart_classifier, train_resnet_classifier
 
+    if kind not in ("features", "resnet18"):
+        fail(f"unknown --kind {kind!r} (use features or resnet18)")
+    if kind == "resnet18" and weights is None:
+        fail("--kind resnet18 needs --weights PATH: a local torchvision resnet18 checkpoint (resnet18-f37072fd.pth)")
     try:
         with open_workspace(ws) as w:
-            report = train_chart_classifier(w, labels, executor=executor, ocr=ocr, test_fraction=test_fraction,
-                                            seed=seed)
+            if kind == "resnet18":
+                assert weights is not None
+                report = train_resnet_classifier(w, labels, weights, epochs=epochs, train_all=train_all,
+                                                 image_size=image_size, test_fraction=test_fraction, seed=seed)
+            else:
+                report = train_chart_classifier(w, labels, executor=executor, ocr=ocr, test_fraction=test_fraction,
+                                                seed=seed)
     except (ClassifierError, ExecutorError) as e:
         fail(str(e))
     if json_out:
@@ -48,9 +67,11 @@ def train_cmd(
 def _print(report: dict[str, Any]) -> None:
     from rich.markup import escape
 
+    how = (f"OCR features {'on' if report['ocr'] else 'off'}" if report["kind"] == "features" else
+           f"resnet18, {report['epochs']} epochs, {'all layers' if report['train_all'] else 'layer4 + head'}, "
+           f"{report['image_size']} px, {report['seconds']} s")
     console.print(f"trained on {report['used']} figures ({report['charts']} chart, {report['not_charts']} "
-                  f"not_chart; OCR features {'on' if report['ocr'] else 'off'}), {report['errors']} errors",
-                  highlight=False)
+                  f"not_chart; {how}), {report['errors']} errors", highlight=False)
     held = report.get("held_out")
     if held:
         console.print(f"held out {report['test']} (seed {report['seed']}): precision {held['precision']:.3f}, "

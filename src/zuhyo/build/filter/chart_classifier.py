@@ -8,8 +8,12 @@ near-duplicate filters). Classifiers (``--classifier``):
   (:mod:`chart_features`), trained by ``zuhyo filter train WS --labels labels.csv``; features are computed with
   :func:`zuhyo.build.executor.map_items`, so on local processes or Ray workers.
 - ``llm:<model spec>``: a vision-language model through the model backends (:mod:`chart_llm`).
-- ``torchvision``: not available: a fine-tune needs torchvision and pretrained weights, which zuhyo does not
-  install (torchvision pins its own torch build); the spec fails with that message.
+- ``resnet18`` (alias ``torchvision``): DomainCQA's ResNet-18, written in plain torch (:mod:`chart_resnet`, no
+  torchvision) and fine-tuned from a local torchvision ImageNet checkpoint by ``zuhyo filter train WS --labels
+  labels.csv --kind resnet18 --weights resnet18-f37072fd.pth``; needs torch (the ``[hf]`` extra).
+
+``auto`` (the filter's default) uses the ``features`` model when the workspace has one, else the ``resnet18``
+model when it has that, else skips the check (:func:`auto_classifier`).
 
 Every verdict is a decision in stage ``filter`` (keep or drop, with the probability and features as evidence),
 ``decided_by`` ``classifier:<name>@<model id>``. A figure a person has decided on in the stage is never
@@ -40,6 +44,7 @@ THRESHOLD = 0.5
 #: Figures read, classified and recorded per batch (bounds memory; a crash loses at most one batch's verdicts).
 BATCH = 256
 NOT_CHART = "photo, illustration, logo or portrait"
+RESNET_FILE = "models/chart_resnet18.pt"
 ProgressFn = Callable[[int, str], None]
 """``progress(figure_id, outcome)`` with outcome chart | not_chart | error | skipped."""
 
@@ -50,6 +55,19 @@ class ClassifierError(ZuhyoError):
 
 def model_path(ws: Workspace) -> Path:
     return ws.root / MODEL_FILE
+
+
+def resnet_path(ws: Workspace) -> Path:
+    return ws.root / RESNET_FILE
+
+
+def auto_classifier(ws: Workspace) -> str | None:
+    """What ``--classifier auto`` uses: the features model, else a fine-tuned resnet18, else nothing."""
+    if model_path(ws).is_file():
+        return "features"
+    if resnet_path(ws).is_file():
+        return "resnet18"
+    return None
 
 
 def load_model(ws: Workspace) -> ChartModel:
@@ -119,10 +137,9 @@ def run_chart_check(ws: Workspace, figure_ids: list[int], classifier: str = "fea
         return _run_features(ws, figure_ids, executor, progress, run_id)
     if classifier.startswith("llm:") and classifier[4:].strip():
         return _run_llm(ws, figure_ids, classifier[4:].strip(), progress, run_id)
-    if classifier == "torchvision":
-        raise ClassifierError("--classifier torchvision is not available: it needs torchvision and local pretrained "
-                              "weights, which zuhyo does not install; use features or llm:SPEC")
-    raise ClassifierError(f"unknown classifier {classifier!r} (use features, llm:SPEC)")
+    if classifier in ("resnet18", "torchvision"):
+        return _run_resnet(ws, figure_ids, progress, run_id)
+    raise ClassifierError(f"unknown classifier {classifier!r} (use features, resnet18, llm:SPEC)")
 
 
 def _counts(skipped: list[int], progress: ProgressFn | None) -> dict[str, int]:
@@ -175,13 +192,56 @@ def _run_features(ws: Workspace, figure_ids: list[int], executor: str, progress:
                 _tally(counts, fid, "error", progress)
                 continue
             p = float(model.probabilities([vec])[0])
-            chart = p >= THRESHOLD
-            reason = (f"chart/table, p={p:.2f}" if chart else f"not a chart/table ({NOT_CHART}), p={1 - p:.2f}")
-            decision = Decision(figure_id=fid, stage=STAGE, decision="keep" if chart else "drop", reason=reason,
-                                decided_by=by, evidence={"probability": round(p, 4),
-                                                         "features": dict(zip(model.features, vec, strict=True))})
-            _record(ws, fid, decision, None, run_id)
-            _tally(counts, fid, "chart" if chart else "not_chart", progress)
+            _verdict(ws, fid, p, by, {"features": dict(zip(model.features, vec, strict=True))}, counts, progress,
+                     run_id)
+    return counts
+
+
+def _verdict(ws: Workspace, fid: int, p: float, by: str, evidence: dict[str, Any], counts: dict[str, int],
+             progress: ProgressFn | None, run_id: int | None) -> None:
+    """Record a probability classifier's keep/drop for ``fid`` (p = p(chart)) and count it."""
+    chart = p >= THRESHOLD
+    reason = f"chart/table, p={p:.2f}" if chart else f"not a chart/table ({NOT_CHART}), p={1 - p:.2f}"
+    decision = Decision(figure_id=fid, stage=STAGE, decision="keep" if chart else "drop", reason=reason,
+                        decided_by=by, evidence={"probability": round(p, 4), **evidence})
+    _record(ws, fid, decision, None, run_id)
+    _tally(counts, fid, "chart" if chart else "not_chart", progress)
+
+
+def _torch_modules() -> Any:
+    try:
+        from zuhyo.build.filter import chart_resnet
+    except ImportError as e:
+        raise ClassifierError(f"the resnet18 classifier needs torch ({e}): pip install 'zuhyo[hf]'") from None
+    return chart_resnet
+
+
+def _run_resnet(ws: Workspace, figure_ids: list[int], progress: ProgressFn | None,
+                run_id: int | None) -> dict[str, int]:
+    if not resnet_path(ws).is_file():
+        raise ClassifierError(f"no resnet18 chart classifier in {resnet_path(ws)}: fine-tune one with `zuhyo filter "
+                              f"train {ws.root} --labels labels.csv --kind resnet18 --weights resnet18-f37072fd.pth`")
+    chart_resnet = _torch_modules()
+    import numpy as np
+    import torch
+
+    net, size, mid = chart_resnet.load(ws.root)
+    by = f"classifier:resnet18@{mid}"
+    todo, skipped = _pending(ws, figure_ids, by)
+    counts = _counts(skipped, progress)
+    step = chart_resnet.BATCH
+    for start in range(0, len(todo), step):
+        ok: list[tuple[int, np.ndarray]] = []
+        for fid, sha, _ in todo[start:start + step]:
+            try:
+                ok.append((fid, chart_resnet.preprocess(image_bytes(ws, sha), size)))
+            except (OSError, ValueError) as e:
+                _record(ws, fid, None, f"{type(e).__name__}: {e}", run_id)
+                _tally(counts, fid, "error", progress)
+        if ok:
+            probs = chart_resnet.probabilities(net, torch.from_numpy(np.stack([a for _, a in ok])))
+            for (fid, _), p in zip(ok, probs, strict=True):
+                _verdict(ws, fid, float(p), by, {"image_size": size}, counts, progress, run_id)
     return counts
 
 
@@ -243,6 +303,36 @@ def read_labels(path: Path) -> list[tuple[str, int]]:
     return out
 
 
+def _labelled(ws: Workspace, labels: Path) -> tuple[int, int, list[tuple[int, bytes, int]], list[str]]:
+    """The labels CSV's row count, the figures it names, (figure id, image bytes, label) of each labelled figure
+    (a figure labelled twice: the last label counts) and the figures whose image cannot be read."""
+    from zuhyo.build.db import WorkspaceError
+    from zuhyo.build.queries import resolve_figure
+
+    rows = read_labels(labels)
+    refs: dict[int, tuple[str, int]] = {}
+    with ws.db.read() as s:
+        for ref, y in rows:
+            try:
+                row = resolve_figure(s, ref)
+            except WorkspaceError as e:
+                raise ClassifierError(f"{labels}: {e}") from None
+            refs[row.id] = (row.sha256, y)
+    items, errors = [], []
+    for fid, (sha, y) in refs.items():
+        try:
+            items.append((fid, image_bytes(ws, sha), y))
+        except OSError as e:
+            errors.append(f"figure {fid}: {e}")
+    return len(rows), len(refs), items, errors
+
+
+def _enough(labels: Path, y_ok: list[int]) -> None:
+    if len(set(y_ok)) < 2 or min(y_ok.count(0), y_ok.count(1)) < 2:
+        raise ClassifierError(f"{labels}: training needs at least 2 readable figures of each class "
+                              f"(chart {y_ok.count(1)}, not_chart {y_ok.count(0)})")
+
+
 def train_chart_classifier(ws: Workspace, labels: Path, *, executor: str = "local", ocr: bool = False,
                            test_fraction: float = 0.25, seed: int = 0,
                            progress: Callable[[int, Any], None] | None = None) -> dict[str, Any]:
@@ -254,44 +344,64 @@ def train_chart_classifier(ws: Workspace, labels: Path, *, executor: str = "loca
     """
     import numpy as np
 
-    from zuhyo.build.db import WorkspaceError
     from zuhyo.build.executor import ItemError, map_items
     from zuhyo.build.filter.chart_features import feature_names, image_features, ocr_available
     from zuhyo.build.filter.chart_model import train_and_evaluate
-    from zuhyo.build.queries import resolve_figure
 
     if not 0.0 < test_fraction < 1.0:
         raise ClassifierError(f"--test-fraction must be between 0 and 1, got {test_fraction}")
-    rows = read_labels(labels)
     with_ocr = ocr
     if with_ocr and not ocr_available():
         raise ClassifierError("--ocr needs RapidOCR: pip install 'zuhyo[ocr]'")
-    refs: dict[int, tuple[str, int]] = {}
-    with ws.db.read() as s:
-        for ref, y in rows:
-            try:
-                row = resolve_figure(s, ref)
-            except WorkspaceError as e:
-                raise ClassifierError(f"{labels}: {e}") from None
-            refs[row.id] = (row.sha256, y)  # a figure labelled twice: the last label counts
-    items, ys, fids, errors = [], [], [], []
-    for fid, (sha, y) in refs.items():
-        try:
-            items.append((image_bytes(ws, sha), with_ocr))
-            ys.append(y)
-            fids.append(fid)
-        except OSError as e:
-            errors.append(f"figure {fid}: {e}")
-    vectors = map_items(image_features, items, executor=executor, progress=progress)
+    n_rows, n_figures, labelled, errors = _labelled(ws, labels)
+    vectors = map_items(image_features, [(data, with_ocr) for _, data, _ in labelled], executor=executor,
+                        progress=progress)
     x = [v for v in vectors if not isinstance(v, ItemError)]
-    y_ok = [y for v, y in zip(vectors, ys, strict=True) if not isinstance(v, ItemError)]
-    errors += [f"figure {fid}: {v}" for fid, v in zip(fids, vectors, strict=True) if isinstance(v, ItemError)]
-    if len(set(y_ok)) < 2 or min(y_ok.count(0), y_ok.count(1)) < 2:
-        raise ClassifierError(f"{labels}: training needs at least 2 readable figures of each class "
-                              f"(chart {y_ok.count(1)}, not_chart {y_ok.count(0)})")
+    y_ok = [y for v, (_, _, y) in zip(vectors, labelled, strict=True) if not isinstance(v, ItemError)]
+    errors += [f"figure {fid}: {v}" for (fid, _, _), v in zip(labelled, vectors, strict=True)
+               if isinstance(v, ItemError)]
+    _enough(labels, y_ok)
     model, report = train_and_evaluate(np.array(x, float), np.array(y_ok), list(feature_names(with_ocr)),
                                        test_fraction=test_fraction, seed=seed)
     path = model_path(ws)
     model.save(path)
-    return {"labelled": len(rows), "figures": len(refs), "used": len(x), "errors": len(errors),
-            "error_items": errors[:20], **report, "ocr": with_ocr, "model": str(path), "model_id": model.model_id}
+    return {"kind": "features", "labelled": n_rows, "figures": n_figures, "used": len(x), "errors": len(errors),
+            "error_items": errors[:20], **report, "ocr": with_ocr,
+            "model": str(path), "model_id": model.model_id}
+
+
+def train_resnet_classifier(ws: Workspace, labels: Path, weights: Path, *, epochs: int = 5, train_all: bool = False,
+                            image_size: int = 224, test_fraction: float = 0.25, seed: int = 0) -> dict[str, Any]:
+    """Fine-tune the ``resnet18`` classifier from the torchvision checkpoint ``weights`` on the labelled figures
+    (:func:`chart_resnet.fine_tune`) and store it in ``WS/models/chart_resnet18.pt``. Returns the report like
+    :func:`train_chart_classifier`'s; unreadable or undecodable images are counted in ``errors`` and left out."""
+    import time
+
+    if not 0.0 < test_fraction < 1.0:
+        raise ClassifierError(f"--test-fraction must be between 0 and 1, got {test_fraction}")
+    if epochs < 1 or image_size < 32:
+        raise ClassifierError(f"--epochs must be at least 1 and --image-size at least 32 (got {epochs}, {image_size})")
+    if not weights.is_file():
+        raise ClassifierError(f"weights file {weights} does not exist (a torchvision resnet18 checkpoint, "
+                              "e.g. resnet18-f37072fd.pth)")
+    chart_resnet = _torch_modules()
+    started = time.monotonic()
+    net = chart_resnet.pretrained(weights)  # a wrong file fails before the images are read
+    n_rows, n_figures, labelled, errors = _labelled(ws, labels)
+    arrays, y_ok = [], []
+    for fid, data, y in labelled:
+        try:
+            arrays.append(chart_resnet.preprocess(data, image_size))
+            y_ok.append(y)
+        except ValueError as e:
+            errors.append(f"figure {fid}: {e}")
+    _enough(labels, y_ok)
+    net, report = chart_resnet.fine_tune(net, arrays, y_ok, epochs=epochs, train_all=train_all, seed=seed,
+                                         test_fraction=test_fraction)
+    info = {"weights": str(weights.resolve()), "weights_sha256": chart_resnet.sha256_file(weights),
+            "image_size": image_size, "labelled": n_rows, "figures": n_figures,
+            "used": len(arrays), "errors": len(errors), **report,
+            "seconds": round(time.monotonic() - started, 1)}
+    meta = chart_resnet.save(net, ws.root, info)
+    return {"kind": "resnet18", **info, "error_items": errors[:20], "model": str(resnet_path(ws)),
+            "model_id": meta["model_id"]}

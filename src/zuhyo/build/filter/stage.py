@@ -260,10 +260,11 @@ def _chart_check(ws: Workspace, figure_ids: list[int], classifier: str, executor
     except ImportError as e:
         return f"skipped: the chart classifier is not available ({e})"
     if classifier == "auto":
-        if not chart_classifier.model_path(ws).is_file():
+        found = chart_classifier.auto_classifier(ws)
+        if found is None:
             return (f"skipped: no trained chart classifier in the workspace (train one with `zuhyo filter train "
                     f"{ws.root} --labels labels.csv`, or pass --classifier llm:SPEC)")
-        classifier = "features"
+        classifier = found
     counts = chart_classifier.run_chart_check(ws, figure_ids, classifier, executor, None, run_id=run_id)
     return (f"{classifier}: {counts.get('checked', 0)} classified ({counts.get('not_chart', 0)} not charts), "
             f"{counts.get('skipped', 0)} left as decided, {counts.get('errors', 0)} errors")
