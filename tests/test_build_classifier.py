@@ -284,8 +284,8 @@ def test_no_model_unknown_and_torchvision_classifiers_fail_with_one_line(tmp_pat
     with Workspace.init(tmp_path / "ws") as w:
         with pytest.raises(ClassifierError, match="no chart classifier in .*zuhyo filter train"):
             run_chart_check(w, [], "features", "local", None)
-        with pytest.raises(ClassifierError, match="torchvision is not available"):
-            run_chart_check(w, [], "torchvision", "local", None)
+        with pytest.raises(ClassifierError, match="no resnet18 chart classifier in .*--kind resnet18 --weights"):
+            run_chart_check(w, [], "torchvision", "local", None)  # the alias of resnet18
         with pytest.raises(ClassifierError, match="unknown classifier 'resnet'"):
             run_chart_check(w, [], "resnet", "local", None)
 
