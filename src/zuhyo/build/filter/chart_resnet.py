@@ -234,7 +234,7 @@ def fine_tune(net: ResNet18, images: Sequence[np.ndarray], y: Sequence[int], *, 
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         losses.append(round(total / max(1, len(ty)), 4))
     with torch.no_grad():  # batch-norm statistics of the trained layers over the whole training split
         _recalibrate(net if train_all else net.layer4, lambda: [net(x[tr][i:i + BATCH]) if train_all else
