@@ -145,3 +145,31 @@ def test_near_duplicate_features_and_verification_on_ray_equal_the_local_ones(lo
     found_here = verified_pairs(arrays, pairs)
     assert found_ray == found_here
     assert {(p.i, p.j) for p in found_ray} == {(0, 2), (4, 5)}
+
+
+@pytest.mark.timeout(120)
+def test_local_workers_survive_a_driver_whose_opencv_started_its_thread_pool() -> None:
+    """A multi-threaded OpenCV call in the driver (RapidOCR makes them) starts OpenCV's thread pool; a worker
+    forked from that process deadlocked on its first OpenCV call. Local pools now fork from a fresh server."""
+    cv2 = pytest.importorskip("cv2", reason="the [build] extra installs OpenCV")
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from zuhyo.build.filter.checks import inspect_image
+
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(2)
+    try:
+        big = np.random.default_rng(0).integers(0, 255, (2000, 2000, 3), dtype=np.uint8)
+        cv2.GaussianBlur(big, (31, 31), 0)  # parallel_for: the pool's threads exist now
+    finally:
+        cv2.setNumThreads(threads)
+    images = []
+    for i in range(IN_PROCESS_BELOW + 4):
+        buf = io.BytesIO()
+        Image.fromarray(np.full((600, 800, 3), 20 * i, dtype=np.uint8)).save(buf, format="PNG")
+        images.append(buf.getvalue())
+    out = map_items(inspect_image, images, executor="local")
+    assert [getattr(r, "width", None) for r in out] == [800] * len(images)

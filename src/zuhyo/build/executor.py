@@ -80,10 +80,31 @@ def _call(fn: Callable[[Any], Any], index: int, item: Any) -> Any:
         return ItemError(index, f"{type(e).__name__}: {e}")
 
 
+#: Libraries the construction workers import lazily, loaded once into the fork server (an ImportError there is
+#: ignored) so that each pool's workers start with them: ~0.4 s per worker per pool otherwise.
+WORKER_PRELOAD = ("numpy", "PIL.Image", "cv2", "scipy.fft")
+
+
+def _worker_context(fn: Callable[[Any], Any]) -> Any:
+    """The multiprocessing context of local pools: ``forkserver`` where the platform has it (else ``spawn``).
+
+    Not ``fork``: a worker forked from a driver whose OpenCV had started its thread pool (any multi-threaded
+    OpenCV call before, e.g. RapidOCR's) deadlocks on its first OpenCV call (the copied pool's condition
+    variables), and the driver may run such calls in-process. The fork server is a fresh process started on
+    the first pool, with :data:`WORKER_PRELOAD` and ``fn``'s module imported; workers are forked from it."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([*WORKER_PRELOAD, fn.__module__])  # takes effect when the server starts
+    return context
+
+
 def _one_thread_per_worker() -> None:
     """Runs once in each local worker: BLAS and OpenMP pools down to one thread, since the pool already puts one
-    worker on each core (with a forked pool each worker would otherwise run as many BLAS threads as there are
-    cores: the near-duplicate verification's matrix products ran no faster on two workers than in one process;
+    worker on each core (each worker would otherwise run as many BLAS threads as there are cores: the
+    near-duplicate verification's matrix products ran no faster on two workers than in one process;
     bench/README.md)."""
     try:
         from threadpoolctl import threadpool_limits
@@ -115,7 +136,8 @@ def _map_local(fn: Callable[[Any], Any], items: list[Any], workers: int,
 
     out: list[Any] = [None] * len(items)
     chunks = _chunks(items, workers, chunksize)
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), initializer=_one_thread_per_worker) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=_worker_context(fn),
+                             initializer=_one_thread_per_worker) as pool:
         pending = {pool.submit(_run_chunk, fn, start, chunk): (start, chunk) for start, chunk in chunks}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
