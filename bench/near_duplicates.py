@@ -29,11 +29,21 @@ from pathlib import Path
 from typing import Any
 
 
-def _peak_rss_mib() -> tuple[float, float]:
-    """Peak resident memory of this process and of its (finished) worker processes, MiB."""
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return own, children
+def _peak_rss_mib() -> float:
+    """Peak resident memory of this process, MiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _inspect_measured(data: bytes) -> tuple[Any, float]:
+    """zuhyo's per-image work and the worker's peak RSS so far (MiB): local workers are forked from a fork
+    server, not from this process, so ``RUSAGE_CHILDREN`` does not see them."""
+    from zuhyo.build.filter.checks import inspect_image
+
+    return inspect_image(data), _peak_rss_mib()
+
+
+def _phash_measured(data: bytes) -> tuple[int, float]:
+    return _phash_bits(data), _peak_rss_mib()
 
 
 def _phash_bits(data: bytes) -> int:
@@ -56,11 +66,14 @@ def _score(pred: set[tuple[int, int]], truth: set[tuple[int, int]]) -> dict[str,
 
 def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[str, float]]:
     from zuhyo.build.executor import map_items
-    from zuhyo.build.filter.checks import Unreadable, inspect_image
+    from zuhyo.build.filter.checks import Unreadable
     from zuhyo.build.filter.near_duplicates import candidate_pairs, clusters, stack_features, verified_pairs
 
     t0 = time.perf_counter()
-    feats = map_items(inspect_image, datas, executor=executor)
+    measured = map_items(_inspect_measured, datas, executor=executor)
+    feats = [m[0] for m in measured]
+    worker_peak = max(m[1] for m in measured)
+    del measured
     bad = [i for i, f in enumerate(feats) if isinstance(f, Unreadable) or not hasattr(f, "thumb")]
     if bad:
         raise SystemExit(f"{len(bad)} images failed, first: {feats[bad[0]]}")
@@ -77,7 +90,7 @@ def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[
     return groups, {"hash_s": round(t1 - t0, 2), "stack_s": round(t_stack - t1, 2),
                     "candidates_s": round(t2 - t_stack, 2), "verify_s": round(t3 - t2, 2),
                     "cluster_s": round(t4 - t1, 2), "total_s": round(t4 - t0, 2), "candidates": len(cands),
-                    "verified": len(pairs)}
+                    "verified": len(pairs), "peak_rss_workers_mib": round(worker_peak)}
 
 
 def run_anchor(datas: list[bytes], executor: str, max_distance: int = 10
@@ -88,7 +101,8 @@ def run_anchor(datas: list[bytes], executor: str, max_distance: int = 10
     from zuhyo.build.executor import map_items
 
     t0 = time.perf_counter()
-    values = map_items(_phash_bits, datas, executor=executor)
+    measured = map_items(_phash_measured, datas, executor=executor)
+    values = [m[0] for m in measured]
     t1 = time.perf_counter()
     bits = np.unpackbits(np.array([v.to_bytes(8, "big") for v in values], dtype="S8").view(np.uint8)
                          .reshape(-1, 8), axis=1).astype(np.uint8)
@@ -101,7 +115,8 @@ def run_anchor(datas: list[bytes], executor: str, max_distance: int = 10
         keep = rows + start < cols
         pred.update(zip((rows[keep] + start).tolist(), cols[keep].tolist(), strict=True))
     t2 = time.perf_counter()
-    return pred, {"hash_s": round(t1 - t0, 2), "search_s": round(t2 - t1, 2), "total_s": round(t2 - t0, 2)}
+    return pred, {"hash_s": round(t1 - t0, 2), "search_s": round(t2 - t1, 2), "total_s": round(t2 - t0, 2),
+                  "peak_rss_workers_mib": round(max(m[1] for m in measured))}
 
 
 def main() -> None:
@@ -123,13 +138,13 @@ def main() -> None:
         datas = [(args.corpus / f).read_bytes() for f in files[:n]]
         groups, times = run_zuhyo(datas, args.executor)
         row: dict[str, Any] = {"n": n, "method": "zuhyo", **_score(_pairs_of(groups), truth), **times}
-        row["peak_rss_mib"], row["peak_rss_workers_mib"] = (round(x) for x in _peak_rss_mib())
+        row["peak_rss_mib"] = round(_peak_rss_mib())
         results.append(row)
         print(json.dumps(row), flush=True)
         if not args.no_anchor:
             pred, times = run_anchor(datas, args.executor)
             row = {"n": n, "method": "anchor pHash all-pairs H<=10", **_score(pred, truth), **times}
-            row["peak_rss_mib"], row["peak_rss_workers_mib"] = (round(x) for x in _peak_rss_mib())
+            row["peak_rss_mib"] = round(_peak_rss_mib())
             results.append(row)
             print(json.dumps(row), flush=True)
 
