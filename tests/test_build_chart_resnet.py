@@ -195,3 +195,5 @@ def test_cli_errors(weights: Path, tmp_path: Path) -> None:
     assert no_model.returncode != 0
     assert "no resnet18 chart classifier" in no_model.stdout + no_model.stderr
     assert "--kind resnet18 --weights" in no_model.stdout + no_model.stderr
+    # ... said before the stage checked any image: no filter run, no decision
+    assert "filter" not in run_cli_json("status", str(ws))["stages"]

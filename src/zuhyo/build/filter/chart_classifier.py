@@ -142,6 +142,24 @@ def run_chart_check(ws: Workspace, figure_ids: list[int], classifier: str = "fea
     raise ClassifierError(f"unknown classifier {classifier!r} (use features, resnet18, llm:SPEC)")
 
 
+def check_classifier(ws: Workspace, classifier: str) -> None:
+    """Raise :class:`ClassifierError` now when ``classifier`` cannot run on ``ws`` (unknown spec, no trained
+    model, no torch), so that a stage says so before it spends minutes on the images."""
+    if classifier == "features":
+        load_model(ws)
+    elif classifier in ("resnet18", "torchvision"):
+        _require_resnet(ws)
+        _torch_modules()
+    elif not (classifier.startswith("llm:") and classifier[4:].strip()):
+        raise ClassifierError(f"unknown classifier {classifier!r} (use features, resnet18, llm:SPEC)")
+
+
+def _require_resnet(ws: Workspace) -> None:
+    if not resnet_path(ws).is_file():
+        raise ClassifierError(f"no resnet18 chart classifier in {resnet_path(ws)}: fine-tune one with `zuhyo filter "
+                              f"train {ws.root} --labels labels.csv --kind resnet18 --weights resnet18-f37072fd.pth`")
+
+
 def _counts(skipped: list[int], progress: ProgressFn | None) -> dict[str, int]:
     for fid in skipped:
         if progress is not None:
@@ -218,9 +236,7 @@ def _torch_modules() -> Any:
 
 def _run_resnet(ws: Workspace, figure_ids: list[int], progress: ProgressFn | None,
                 run_id: int | None) -> dict[str, int]:
-    if not resnet_path(ws).is_file():
-        raise ClassifierError(f"no resnet18 chart classifier in {resnet_path(ws)}: fine-tune one with `zuhyo filter "
-                              f"train {ws.root} --labels labels.csv --kind resnet18 --weights resnet18-f37072fd.pth`")
+    _require_resnet(ws)
     chart_resnet = _torch_modules()
     import numpy as np
     import torch

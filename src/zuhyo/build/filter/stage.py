@@ -173,6 +173,10 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
     the images as they are checked."""
     params = {"min_side": min_side, "min_pixels": min_pixels, "min_score": min_score, "classifier": classifier,
               "executor": executor}
+    if classifier not in ("auto", "none"):  # a classifier that cannot run fails now, not after the images
+        from zuhyo.build.filter.chart_classifier import check_classifier
+
+        check_classifier(ws, classifier)
     report = FilterReport()
     with ws.run(STAGE, params) as run:
         figures, history = _history(ws)
