@@ -27,7 +27,6 @@ pre-check) took ~3.4 ms.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -64,21 +63,12 @@ class Prepared:
     """(n, side) float32: column means of the luma below the title band."""
     row_profile: np.ndarray
     """(n, side) float32: row means of the luma."""
-    background: np.ndarray
-    """(n, 3) int16: the body's median colour."""
     ink: np.ndarray
-    """(n,) int64: body pixels off the background by more than the residual level."""
+    """(n,) int64: body pixels off the background (the body's median colour) by more than the residual level."""
 
     def take(self, index: np.ndarray) -> Prepared:
         """The rows ``index``, in that order."""
-        return Prepared(self.col_profile[index], self.row_profile[index], self.background[index], self.ink[index])
-
-    @staticmethod
-    def concatenate(parts: Sequence[Prepared]) -> Prepared:
-        import numpy as np
-
-        return Prepared(*(np.concatenate([getattr(p, f) for p in parts])
-                          for f in ("col_profile", "row_profile", "background", "ink")))
+        return Prepared(self.col_profile[index], self.row_profile[index], self.ink[index])
 
 
 def prepare(thumbs: np.ndarray, cmp: Comparison = Comparison(), batch: int = 512) -> Prepared:
@@ -88,21 +78,20 @@ def prepare(thumbs: np.ndarray, cmp: Comparison = Comparison(), batch: int = 512
     n, side = len(thumbs), thumbs.shape[1]
     top = round(cmp.title_band * side)
     cols, rows = np.empty((n, side), dtype=np.float32), np.empty((n, side), dtype=np.float32)
-    bg, ink = np.empty((n, 3), dtype=np.int16), np.empty(n, dtype=np.int64)
+    ink = np.empty(n, dtype=np.int64)
     for s in range(0, n, batch):
         t = np.asarray(thumbs[s:s + batch])
         g = luma(t.astype(np.float32))
         cols[s:s + batch] = g[:, top:].mean(axis=1)
         rows[s:s + batch] = g.mean(axis=2)
         body = t[:, top:].astype(np.int16)
-        med = np.median(body.reshape(len(t), -1, 3), axis=1).astype(np.int16)
-        bg[s:s + batch] = med
+        med = np.median(body.reshape(len(t), -1, 3), axis=1).astype(np.int16)  # the background colour
         off = np.abs(body - med[:, None, None, :])
         # the largest channel difference, as two elementwise maxima: numpy's reduction over a last axis of 3 is
         # several times slower
         most = np.maximum(np.maximum(off[..., 0], off[..., 1]), off[..., 2])
         ink[s:s + batch] = (most > cmp.residual_level).sum(axis=(1, 2))
-    return Prepared(cols, rows, bg, ink)
+    return Prepared(cols, rows, ink)
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,7 @@ pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with prec
 * descriptors: the thumbnail's body (the title band at the top left out, so a retitled copy still matches)
   averaged to 12x12 and normalised to zero mean and unit length - of the whole image and of nine crop windows
   (:data:`CROP_WINDOWS`), and
-* what every comparison of the image reuses (:class:`zuhyo.build.filter.alignment.Prepared`: profiles,
-  background, ink).
+* what every comparison of the image reuses (:class:`zuhyo.build.filter.alignment.Prepared`: profiles, ink).
 
 Candidates (:func:`candidate_pairs`): a copy cropped by a few per cent shows about one window of its original, so
 each crop window's descriptor is looked up among the whole-image descriptors (a k-d tree over a PCA projection,
@@ -31,8 +30,9 @@ read by path.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -84,8 +84,6 @@ class ImageFeatures:
     """THUMB float32: the thumbnail's :attr:`Prepared.col_profile <zuhyo.build.filter.alignment.Prepared>`."""
     row_profile: bytes
     """THUMB float32: its row profile."""
-    background: tuple[int, int, int]
-    """Its body's median colour."""
     ink: int
     """Its body pixels off the background."""
 
@@ -105,8 +103,6 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
     return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes(),
                          descriptors=descriptors(rgb[None])[0].tobytes(),
                          col_profile=prep.col_profile[0].tobytes(), row_profile=prep.row_profile[0].tobytes(),
-                         background=(int(prep.background[0, 0]), int(prep.background[0, 1]),
-                                     int(prep.background[0, 2])),
                          ink=int(prep.ink[0]))
 
 
@@ -133,21 +129,30 @@ def thumbnail(im: Image | PngPixels) -> np.ndarray:
     return np.minimum(small[:, :, :3] + (255 - small[:, :, 3:4]), 255).astype(np.uint8)
 
 
+@contextlib.contextmanager
+def _opencv_one_thread() -> Iterator[None]:
+    """OpenCV on one thread inside the block (then as before): thumbnails are too small to split, and the
+    executor's processes already use the cores."""
+    import cv2
+
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(threads)
+
+
 def _shrink(pixels: np.ndarray) -> np.ndarray:
     """(THUMB, THUMB, channels): ``pixels`` (h, w, 3 or 4 uint8) area-averaged (see :func:`thumbnail`)."""
     import cv2
 
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)  # one image per worker process
-    try:
+    with _opencv_one_thread():
         h, w = pixels.shape[:2]
         while h // 2 >= 2 * THUMB and w // 2 >= 2 * THUMB:
             pixels = cv2.resize(pixels[:h - h % 2, :w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
             h, w = pixels.shape[:2]
-        out = cv2.resize(pixels, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
-    finally:
-        cv2.setNumThreads(threads)
-    return out
+        return cv2.resize(pixels, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
 
 
 @dataclass(frozen=True)
@@ -176,7 +181,6 @@ def stack_features(features: Sequence[ImageFeatures]) -> FeatureArrays:
         return out
 
     prepared = Prepared(stacked("col_profile", (THUMB,)), stacked("row_profile", (THUMB,)),
-                        np.array([f.background for f in features], dtype=np.int16).reshape(-1, 3),
                         np.array([f.ink for f in features], dtype=np.int64))
     return FeatureArrays(thumbs_array(features), stacked("descriptors", (windows, DESC * DESC)), prepared)
 
@@ -324,16 +328,13 @@ def score_pairs(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
     aligning either thumbnail into the other (:mod:`zuhyo.build.filter.alignment`), where a direction whose
     aligned images differ in more than MAX_SOLID solid pixels scores 0 - they show other data, however small the
     share of ink. Windows are searched ``batch`` pairs at a time."""
-    import cv2
     import numpy as np
 
     from zuhyo.build.filter.alignment import directed_scores
 
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     scores, solids = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=np.int64)
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)  # thumbnails are too small to split; the executor's processes use the cores
-    try:
+    with _opencv_one_thread():
         for s in range(0, len(pairs), batch):
             a, b = pairs[s:s + batch, 0], pairs[s:s + batch, 1]
             s1, d1 = directed_scores(thumbs, prepared, a, b)
@@ -342,8 +343,6 @@ def score_pairs(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
             first = e1 >= e2
             scores[s:s + batch] = np.where(first, e1, e2)
             solids[s:s + batch] = np.where(first, d1, d2)
-    finally:
-        cv2.setNumThreads(threads)
     return scores, solids
 
 
