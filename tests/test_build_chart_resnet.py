@@ -197,3 +197,16 @@ def test_cli_errors(weights: Path, tmp_path: Path) -> None:
     assert "--kind resnet18 --weights" in no_model.stdout + no_model.stderr
     # ... said before the stage checked any image: no filter run, no decision
     assert "filter" not in run_cli_json("status", str(ws))["stages"]
+
+
+def test_preprocess_refuses_bombs_and_non_images_before_decoding() -> None:
+    """Images reach the network through the same untrusted-bytes decoder as the rest of zuhyo: a decompression
+    bomb is refused on its header, a non-image says what it looks like."""
+    from test_images_fetch import bomb_png
+
+    from zuhyo.build.filter.chart_resnet import preprocess
+
+    with pytest.raises(ValueError, match="pixels"):
+        preprocess(bomb_png(20_000, 20_000))
+    with pytest.raises(ValueError, match="cannot decode the image: looks like an HTML page"):
+        preprocess(b"<!DOCTYPE html><html><body>404</body></html>")

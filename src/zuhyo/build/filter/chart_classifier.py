@@ -133,25 +133,34 @@ def run_chart_check(ws: Workspace, figure_ids: list[int], classifier: str = "fea
     Returns counts: checked (verdicts recorded now), chart, not_chart, errors, skipped (a person's decision,
     another check's drop, or already decided by this model).
     """
-    if classifier == "features":
+    kind = _kind(classifier)
+    if kind == "features":
         return _run_features(ws, figure_ids, executor, progress, run_id)
-    if classifier.startswith("llm:") and classifier[4:].strip():
+    if kind == "llm":
         return _run_llm(ws, figure_ids, classifier[4:].strip(), progress, run_id)
+    return _run_resnet(ws, figure_ids, progress, run_id)
+
+
+def _kind(classifier: str) -> str:
+    """features | resnet18 | llm for a ``--classifier`` spec (``torchvision`` is resnet18's alias)."""
+    if classifier == "features":
+        return "features"
     if classifier in ("resnet18", "torchvision"):
-        return _run_resnet(ws, figure_ids, progress, run_id)
+        return "resnet18"
+    if classifier.startswith("llm:") and classifier[4:].strip():
+        return "llm"
     raise ClassifierError(f"unknown classifier {classifier!r} (use features, resnet18, llm:SPEC)")
 
 
 def check_classifier(ws: Workspace, classifier: str) -> None:
     """Raise :class:`ClassifierError` now when ``classifier`` cannot run on ``ws`` (unknown spec, no trained
     model, no torch), so that a stage says so before it spends minutes on the images."""
-    if classifier == "features":
+    kind = _kind(classifier)
+    if kind == "features":
         load_model(ws)
-    elif classifier in ("resnet18", "torchvision"):
+    elif kind == "resnet18":
         _require_resnet(ws)
         _torch_modules()
-    elif not (classifier.startswith("llm:") and classifier[4:].strip()):
-        raise ClassifierError(f"unknown classifier {classifier!r} (use features, resnet18, llm:SPEC)")
 
 
 def _require_resnet(ws: Workspace) -> None:
@@ -343,6 +352,11 @@ def _labelled(ws: Workspace, labels: Path) -> tuple[int, int, list[tuple[int, by
     return len(rows), len(refs), items, errors
 
 
+def _check_test_fraction(test_fraction: float) -> None:
+    if not 0.0 < test_fraction < 1.0:
+        raise ClassifierError(f"--test-fraction must be between 0 and 1, got {test_fraction}")
+
+
 def _enough(labels: Path, y_ok: list[int]) -> None:
     if len(set(y_ok)) < 2 or min(y_ok.count(0), y_ok.count(1)) < 2:
         raise ClassifierError(f"{labels}: training needs at least 2 readable figures of each class "
@@ -364,8 +378,7 @@ def train_chart_classifier(ws: Workspace, labels: Path, *, executor: str = "loca
     from zuhyo.build.filter.chart_features import feature_names, image_features, ocr_available
     from zuhyo.build.filter.chart_model import train_and_evaluate
 
-    if not 0.0 < test_fraction < 1.0:
-        raise ClassifierError(f"--test-fraction must be between 0 and 1, got {test_fraction}")
+    _check_test_fraction(test_fraction)
     with_ocr = ocr
     if with_ocr and not ocr_available():
         raise ClassifierError("--ocr needs RapidOCR: pip install 'zuhyo[ocr]'")
@@ -393,8 +406,7 @@ def train_resnet_classifier(ws: Workspace, labels: Path, weights: Path, *, epoch
     :func:`train_chart_classifier`'s; unreadable or undecodable images are counted in ``errors`` and left out."""
     import time
 
-    if not 0.0 < test_fraction < 1.0:
-        raise ClassifierError(f"--test-fraction must be between 0 and 1, got {test_fraction}")
+    _check_test_fraction(test_fraction)
     if epochs < 1 or image_size < 32:
         raise ClassifierError(f"--epochs must be at least 1 and --image-size at least 32 (got {epochs}, {image_size})")
     if not weights.is_file():

@@ -20,7 +20,6 @@ torch is imported only by this module, which is imported only when the classifie
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 from collections.abc import Sequence
@@ -32,10 +31,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from zuhyo.build.filter.chart_classifier import RESNET_FILE as MODEL_FILE
 from zuhyo.build.filter.chart_classifier import ClassifierError
 from zuhyo.build.filter.chart_model import precision_recall, split
 
-MODEL_FILE = "models/chart_resnet18.pt"
 SIDECAR_FILE = "models/chart_resnet18.json"
 KIND = "resnet18-chart"
 IMAGE_SIZE = 224
@@ -111,20 +110,18 @@ class ResNet18(nn.Module):
 def preprocess(data: bytes, size: int = IMAGE_SIZE) -> np.ndarray:
     """Image bytes → a normalised ``(3, size, size)`` float32 array, like torchvision's ImageNet transform
     (``Resize(256)``, ``CenterCrop(224)``, ``Normalize``) scaled to ``size``; transparency composited on white.
-    Raises ``ValueError`` for bytes Pillow cannot decode."""
-    from PIL import Image, UnidentifiedImageError
+    Raises ``ValueError`` for bytes that are not an allowed image, are corrupt or have too many pixels
+    (:func:`zuhyo.images.verify.decode_untrusted`)."""
+    from PIL import Image
+
+    from zuhyo.errors import ImageError
+    from zuhyo.images.verify import DEFAULT_MAX_PIXELS, decode_untrusted, on_white
 
     try:
-        with Image.open(io.BytesIO(data)) as im:
-            im.load()
-            if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
-                rgba = im.convert("RGBA")
-                white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-                rgb = Image.alpha_composite(white, rgba).convert("RGB")
-            else:
-                rgb = im.convert("RGB")
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as e:
-        raise ValueError(f"cannot decode the image: {type(e).__name__}: {e}") from None
+        im, _ = decode_untrusted(data, DEFAULT_MAX_PIXELS, context="cannot decode the image")
+    except ImageError as e:
+        raise ValueError(str(e)) from None
+    rgb = on_white(im).convert("RGB")
     short = round(size * 256 / 224)
     w, h = rgb.size
     scale = short / min(w, h)
@@ -204,6 +201,7 @@ def fine_tune(net: ResNet18, images: Sequence[np.ndarray], y: Sequence[int], *, 
     labels = np.asarray(y, int)
     tr, te = split(len(labels), test_fraction, seed, labels)
     x = torch.from_numpy(np.stack(images)) if len(images) else torch.zeros(0)
+    x_train = x[tr]  # indexed once: every batch below takes its rows from it
     trainable = list(net.parameters()) if train_all else [*net.layer4.parameters(), *net.fc.parameters()]
     if not train_all:
         for p in net.parameters():
@@ -211,7 +209,7 @@ def fine_tune(net: ResNet18, images: Sequence[np.ndarray], y: Sequence[int], *, 
         for p in trainable:
             p.requires_grad_(True)
         net.eval()
-        feats = _batches(x[tr], net.trunk)  # the frozen trunk, once
+        feats = _batches(x_train, net.trunk)  # the frozen trunk, once
     opt = torch.optim.AdamW(trainable, lr=lr, weight_decay=1e-4)
     ty = torch.from_numpy(labels[tr])
     pos = max(1, int(ty.sum()))
@@ -229,7 +227,7 @@ def fine_tune(net: ResNet18, images: Sequence[np.ndarray], y: Sequence[int], *, 
             idx = order[i:i + BATCH]
             if len(idx) < 2:  # batch norm needs two samples
                 continue
-            out = net(x[tr][idx]) if train_all else net.head(feats[idx])
+            out = net(x_train[idx]) if train_all else net.head(feats[idx])
             loss = loss_fn(out, ty[idx])
             opt.zero_grad()
             loss.backward()
@@ -237,7 +235,7 @@ def fine_tune(net: ResNet18, images: Sequence[np.ndarray], y: Sequence[int], *, 
             total += float(loss.detach()) * len(idx)
         losses.append(round(total / max(1, len(ty)), 4))
     with torch.no_grad():  # batch-norm statistics of the trained layers over the whole training split
-        _recalibrate(net if train_all else net.layer4, lambda: [net(x[tr][i:i + BATCH]) if train_all else
+        _recalibrate(net if train_all else net.layer4, lambda: [net(x_train[i:i + BATCH]) if train_all else
                                                                 net.head(feats[i:i + BATCH])
                                                                 for i in range(0, len(tr), BATCH)])
     net.eval()
