@@ -48,8 +48,8 @@ def make_workspace(root: Path, n_figures: int, url: str | None) -> dict[str, int
 
     from PIL import Image
 
-    from zuhyo.build.records import add_figure, get_or_create_document, get_or_create_source
-    from zuhyo.build.workspace import Workspace
+    from zuhyo.construct.workspace import Workspace
+    from zuhyo.construct.workspace.records import add_figure, get_or_create_document, get_or_create_source
     from zuhyo.schema import Figure
 
     ws = Workspace.init(root, db_url=url)
@@ -70,7 +70,7 @@ def make_workspace(root: Path, n_figures: int, url: str | None) -> dict[str, int
 
 def add_annotators(url: str, n: int) -> list[int]:
     from zuhyo.annotate import add_user
-    from zuhyo.build.db import Database
+    from zuhyo.construct.workspace.db import Database
 
     db = Database(url)
     try:
@@ -226,8 +226,8 @@ def start_server(ws: Path, port: int) -> subprocess.Popen[bytes]:
 def count(url: str, rec: Recorder, n_figures: int) -> dict[str, Any]:
     from sqlalchemy import select
 
-    from zuhyo.build.db import Database
-    from zuhyo.build.qa_tables import AssignmentRow, QAItemRow, SubmissionRow, VerificationRow
+    from zuhyo.construct.workspace.db import Database
+    from zuhyo.construct.workspace.qa_tables import AssignmentRow, QAItemRow, SubmissionRow, VerificationRow
 
     db = Database(url)
     try:
@@ -272,8 +272,8 @@ def run_one(level: str, backend: str, n: int, pg: Any) -> dict[str, Any]:
     shas = make_workspace(tmp / "ws", n_figures, url)
     db_url = url or f"sqlite:///{tmp / 'ws' / 'zuhyo.db'}"
     uids = add_annotators(db_url, n)
-    import zuhyo.build.queries
-    import zuhyo.build.sample_stage
+    import zuhyo.construct.select.sample_stage
+    import zuhyo.construct.workspace.queries
     import zuhyo.evaluate.judges.rules  # noqa: F401 - imported once before the clock starts, as a warm server has
 
     rec = Recorder()
@@ -285,7 +285,7 @@ def run_one(level: str, backend: str, n: int, pg: Any) -> dict[str, Any]:
         threads = [threading.Thread(target=http_annotator, args=(f"http://127.0.0.1:{port}", f"ann{i:03d}", uid,
                                                                  shas, rec, barrier)) for i, uid in enumerate(uids)]
     else:
-        from zuhyo.build.db import Database
+        from zuhyo.construct.workspace.db import Database
 
         shared = Database(db_url)  # one engine, as one server process has
         threads = [threading.Thread(target=workflow_annotator, args=(shared, uid, shas, rec, barrier))

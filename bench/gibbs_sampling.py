@@ -1,4 +1,4 @@
-"""Gibbs sampling of charts by CCV (DomainCQA Algorithm 1, `zuhyo.build.sampling`): 303 of 10,000 charts.
+"""Gibbs sampling of charts by CCV (DomainCQA Algorithm 1, `zuhyo.construct.select.sampling`): 303 of 10,000 charts.
 
 Workload (issue 11, item 3): the pool is `zuhyo.testing.ccv_pool.synthetic_ccv_pool` — 10-bit CCVs with
 DomainCQA Table 4's proportions of complex charts (Axis 8 % ... Color 78 %) and correlated attributes (one shared
@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from zuhyo.build.sampling import (
+from zuhyo.construct.select.sampling import (
     cell_codes,
     gibbs_sample,
     max_attr_diff,

@@ -3,10 +3,10 @@
 Issue 10 "Performance": recall and precision of the planted (copy, original) pairs, hashing time, clustering
 time and peak memory at several corpus sizes, in one command, for
 
-- **zuhyo**: :func:`zuhyo.build.filter.checks.inspect_image` over the images (one decode: size, format, pHash,
-  thumbnail) through :func:`zuhyo.build.executor.map_items` (local processes), then crop-window descriptors,
+- **zuhyo**: :func:`zuhyo.construct.filter.checks.inspect_image` over the images (one decode: size, format, pHash,
+  thumbnail) through :func:`zuhyo.construct.executor.map_items` (local processes), then crop-window descriptors,
   k-d tree candidates, verification (pre-check and full size, also through the executor) and star clusters
-  (:mod:`zuhyo.build.filter.near_duplicates`);
+  (:mod:`zuhyo.construct.filter.near_duplicates`);
 - **anchor**: ``imagehash.phash`` of every image (same process pool) and all pairs at Hamming distance <= 10
   with numpy.
 
@@ -37,7 +37,7 @@ def _peak_rss_mib() -> float:
 def _inspect_measured(data: bytes) -> tuple[Any, float]:
     """zuhyo's per-image work and the worker's peak RSS so far (MiB): local workers are forked from a fork
     server, not from this process, so ``RUSAGE_CHILDREN`` does not see them."""
-    from zuhyo.build.filter.checks import inspect_image
+    from zuhyo.construct.filter.checks import inspect_image
 
     return inspect_image(data), _peak_rss_mib()
 
@@ -65,9 +65,9 @@ def _score(pred: set[tuple[int, int]], truth: set[tuple[int, int]]) -> dict[str,
 
 
 def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[str, float]]:
-    from zuhyo.build.executor import map_items
-    from zuhyo.build.filter.checks import Unreadable
-    from zuhyo.build.filter.near_duplicates import candidate_pairs, clusters, stack_features, verified_pairs
+    from zuhyo.construct.executor import map_items
+    from zuhyo.construct.filter.checks import Unreadable
+    from zuhyo.construct.filter.near_duplicates import candidate_pairs, clusters, stack_features, verified_pairs
 
     t0 = time.perf_counter()
     measured = map_items(_inspect_measured, datas, executor=executor)
@@ -98,7 +98,7 @@ def run_anchor(datas: list[bytes], executor: str, max_distance: int = 10
     """The anchor's predicted pairs (every pair within ``max_distance``, as the issue counts them) and timings."""
     import numpy as np
 
-    from zuhyo.build.executor import map_items
+    from zuhyo.construct.executor import map_items
 
     t0 = time.perf_counter()
     measured = map_items(_phash_measured, datas, executor=executor)

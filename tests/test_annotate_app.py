@@ -24,10 +24,10 @@ from zuhyo.annotate.app import create_app  # noqa: E402
 from zuhyo.annotate.i18n import LOCALES, load_catalogue, missing_translations  # noqa: E402
 from zuhyo.annotate.users import add_user  # noqa: E402
 from zuhyo.annotate.web_context import AppSettings  # noqa: E402
-from zuhyo.build.qa_items import add_qa_item  # noqa: E402
-from zuhyo.build.qa_tables import ErrorSampleRow, QAItemRow, UserRow  # noqa: E402
-from zuhyo.build.records import add_figure, get_or_create_document, get_or_create_source  # noqa: E402
-from zuhyo.build.workspace import Workspace  # noqa: E402
+from zuhyo.construct.qa.items import add_qa_item  # noqa: E402
+from zuhyo.construct.workspace import Workspace  # noqa: E402
+from zuhyo.construct.workspace.qa_tables import ErrorSampleRow, QAItemRow, UserRow  # noqa: E402
+from zuhyo.construct.workspace.records import add_figure, get_or_create_document, get_or_create_source  # noqa: E402
 from zuhyo.schema import Figure  # noqa: E402
 
 PASSWORD = "correct horse 1"
@@ -503,7 +503,7 @@ def test_experts_disagree_then_a_third_expert_decides_and_alpha_is_on_the_dashbo
 
 
 def test_audit_flags_show_on_the_review_page_and_an_expert_resolves_them(app, ws):
-    from zuhyo.build.qa_tables import QAFlag
+    from zuhyo.construct.workspace.qa_tables import QAFlag
 
     draft = _item(ws, origin="draft")
     with ws.db.write() as s:

@@ -25,8 +25,8 @@ from sqlalchemy import select  # noqa: E402
 from test_annotate_app import PASSWORD, make_workspace  # noqa: E402
 from test_report_support import answer_key, eval_into, write_hakusho  # noqa: E402
 
-from zuhyo.build.qa_tables import QAFlag, QAItemRow  # noqa: E402
-from zuhyo.build.workspace import Workspace  # noqa: E402
+from zuhyo.construct.workspace import Workspace  # noqa: E402
+from zuhyo.construct.workspace.qa_tables import QAFlag, QAItemRow  # noqa: E402
 from zuhyo.testing.fake_openai import FakeOpenAIServer, ServerState  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")

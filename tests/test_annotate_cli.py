@@ -43,7 +43,7 @@ def test_users_add_list_set_roles_deactivate(tmp_path: Path):
     assert missing.returncode == 1 and "user 'nobody': no such user" in missing.stderr
 
     from zuhyo.annotate import authenticate
-    from zuhyo.build.workspace import Workspace
+    from zuhyo.construct.workspace import Workspace
 
     with Workspace.open(ws) as w:
         assert authenticate(w.db, "tanaka", "s3cret-pass") is None  # deactivated
@@ -110,7 +110,7 @@ def runset(tmp_path_factory) -> dict:
 def test_errors_import_sample_tag_and_breakdown(runset: dict, tmp_path: Path):
     from zuhyo.annotate import add_user, dashboard, next_error_task, submit_error_tag
     from zuhyo.annotate.errors_analysis import wrong_answers
-    from zuhyo.build.workspace import Workspace
+    from zuhyo.construct.workspace import Workspace
 
     spec, wrong = wrong_answers(runset["dir"], "err-model")
     n_rows = len(runset["rows"])

@@ -32,9 +32,9 @@ from zuhyo.annotate import (  # noqa: E402
     submit_revision,
     submit_verification,
 )
-from zuhyo.build.db import Database  # noqa: E402
-from zuhyo.build.qa_tables import AssignmentRow, QAItemRow, SubmissionRow, UserRow, VerificationRow  # noqa: E402
-from zuhyo.build.tables import utcnow  # noqa: E402
+from zuhyo.construct.workspace.db import Database  # noqa: E402
+from zuhyo.construct.workspace.orm import utcnow  # noqa: E402
+from zuhyo.construct.workspace.qa_tables import AssignmentRow, QAItemRow, SubmissionRow, UserRow, VerificationRow  # noqa: E402
 
 SOURCES = 6
 ROUNDS = 4
@@ -250,8 +250,8 @@ def expert(db: Database, uid: int, tally: Tally, start: threading.Barrier) -> No
 
 
 def run_review_panel(url: str, root: Path, n_experts: int, n_items: int) -> None:
-    from zuhyo.build.qa_items import add_qa_item
-    from zuhyo.build.qa_tables import ReviewRow
+    from zuhyo.construct.qa.items import add_qa_item
+    from zuhyo.construct.workspace.qa_tables import ReviewRow
 
     ws = make_workspace(root, {"A": n_items}, url)
     with ws.db.write() as s:

@@ -41,9 +41,17 @@ from zuhyo.annotate import (  # noqa: E402
     submit_revision,
     submit_verification,
 )
-from zuhyo.build.db import Database  # noqa: E402
-from zuhyo.build.qa_tables import ActionRow, AssignmentRow, QAFlag, QAItemRow, ReviewRow, SubmissionRow, UserRow  # noqa: E402
-from zuhyo.build.workspace import Workspace  # noqa: E402
+from zuhyo.construct.workspace import Workspace  # noqa: E402
+from zuhyo.construct.workspace.db import Database  # noqa: E402
+from zuhyo.construct.workspace.qa_tables import (  # noqa: E402
+    ActionRow,
+    AssignmentRow,
+    QAFlag,
+    QAItemRow,
+    ReviewRow,
+    SubmissionRow,
+    UserRow,
+)
 
 PASSWORD = "correct horse battery"
 
@@ -51,7 +59,7 @@ PASSWORD = "correct horse battery"
 def make_workspace(root: Path, per_source: dict[str, int], url: str | None = None) -> Workspace:
     """A workspace with ``per_source[name]`` figures in one document of each source (no images needed: the
     workflow only passes the content hash on)."""
-    from zuhyo.build.records import add_figure, get_or_create_document, get_or_create_source
+    from zuhyo.construct.workspace.records import add_figure, get_or_create_document, get_or_create_source
     from zuhyo.schema import Figure
 
     ws = Workspace.init(root, db_url=url)
@@ -301,7 +309,7 @@ def test_roles_and_missing_things_are_refused_with_one_line_messages(ws: Workspa
 
 
 def test_drafts_and_audit_flags_appear_in_the_author_task(ws: Workspace):
-    from zuhyo.build.qa_items import add_qa_item
+    from zuhyo.construct.qa.items import add_qa_item
 
     db = ws.db
     (a1,) = users(db, ["a1"])
@@ -317,7 +325,7 @@ def test_drafts_and_audit_flags_appear_in_the_author_task(ws: Workspace):
 
 
 def _drafts(db: Database, n: int) -> list[int]:
-    from zuhyo.build.qa_items import add_qa_item
+    from zuhyo.construct.qa.items import add_qa_item
 
     ids = []
     with db.write() as s:

@@ -192,7 +192,7 @@ def test_the_fast_png_decoder_gives_pillows_pixels(monkeypatch: pytest.MonkeyPat
     import numpy as np
 
     pytest.importorskip("pyspng", reason="the [build] extra installs pyspng")
-    from zuhyo.build.filter.near_duplicates import image_features
+    from zuhyo.construct.filter.near_duplicates import image_features
     from zuhyo.images.verify import DEFAULT_MAX_PIXELS, PngPixels, decode_untrusted, decode_untrusted_fast
 
     variants = _png_variants()
@@ -218,7 +218,7 @@ def test_the_fast_png_decoder_gives_pillows_pixels(monkeypatch: pytest.MonkeyPat
 
 def test_the_fast_png_decoder_still_rejects_corrupt_and_huge_pngs() -> None:
     pytest.importorskip("pyspng", reason="the [build] extra installs pyspng")
-    from zuhyo.build.filter.near_duplicates import image_features
+    from zuhyo.construct.filter.near_duplicates import image_features
 
     data = _png_variants()["rgba_opaque"]
     with pytest.raises(ImageError, match="cannot decode"):

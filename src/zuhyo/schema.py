@@ -409,7 +409,7 @@ def sample_from_flat(row: dict[str, Any]) -> Sample:
 class Figure(_Model):
     """One figure (chart, table or other image) collected into a construction workspace, with its provenance.
 
-    The construction pipeline (``zuhyo.build``) stores these in the workspace database and the annotation app
+    The construction pipeline (``zuhyo.construct``) stores these in the workspace database and the annotation app
     reads them from there (HakushoBench §3.1: captions, context and source per white-paper figure; DomainCQA
     §4.1: caption, citing paragraphs and paper per arXiv figure).
     """

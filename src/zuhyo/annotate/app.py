@@ -21,7 +21,7 @@ from zuhyo.annotate.i18n import load_catalogue
 from zuhyo.annotate.web_context import AppSettings, AppState, LoginRequired, app_state, render, write_session_cookie
 
 if TYPE_CHECKING:
-    from zuhyo.build.workspace import Workspace
+    from zuhyo.construct.workspace import Workspace
 
 _ROUTE_MODULES = ("routes_auth", "routes_pages", "routes_author", "routes_verify", "routes_review", "routes_errors",
                   "routes_admin", "routes_flags")
@@ -39,7 +39,7 @@ def create_app(workspace: Workspace | Path | str, settings: AppSettings | None =
     from fastapi.staticfiles import StaticFiles
     from fastapi.templating import Jinja2Templates
 
-    from zuhyo.build.workspace import Workspace
+    from zuhyo.construct.workspace import Workspace
 
     ws = workspace if isinstance(workspace, Workspace) else Workspace.open(Path(workspace))
     settings = settings or AppSettings()

@@ -45,10 +45,11 @@ from zuhyo.annotate.workflow import (
     WorkflowConfig,
     WorkflowError,
 )
-from zuhyo.build.db import Database
-from zuhyo.build.qa_items import add_qa_item, log_action, update_qa_item
-from zuhyo.build.qa_tables import AssignmentRow, QAFlag, QAItemRow, ReviewRow, UserRow, VerificationRow
-from zuhyo.build.tables import Document, FigureRow, utcnow
+from zuhyo.construct.qa.items import add_qa_item, log_action, update_qa_item
+from zuhyo.construct.workspace.db import Database
+from zuhyo.construct.workspace.orm import utcnow
+from zuhyo.construct.workspace.qa_tables import AssignmentRow, QAFlag, QAItemRow, ReviewRow, UserRow, VerificationRow
+from zuhyo.construct.workspace.tables import Document, FigureRow
 from zuhyo.schema import Flag
 
 DEFAULT_CONFIG = WorkflowConfig()
@@ -59,9 +60,9 @@ _LIVE_ITEM = ("authored", "verifying", "revise", "reviewing", "accepted")
 def _pool(s: Session) -> list[tuple[int, int]]:
     """(figure id, source id) of the figures open for authoring: the current sample, else every figure not
     dropped by a stage."""
-    from zuhyo.build.queries import dropped_figure_ids
-    from zuhyo.build.sample_stage import DECIDED_BY, SAMPLE_STAGE
-    from zuhyo.build.tables import DecisionRow
+    from zuhyo.construct.select.sample_stage import DECIDED_BY, SAMPLE_STAGE
+    from zuhyo.construct.workspace.queries import dropped_figure_ids
+    from zuhyo.construct.workspace.tables import DecisionRow
 
     base = select(FigureRow.id, Document.source_id).join(Document, Document.id == FigureRow.document_id)
     latest = s.scalar(select(func.max(DecisionRow.id)).where(DecisionRow.stage == SAMPLE_STAGE,

@@ -12,10 +12,11 @@ from sqlalchemy.orm import Session
 
 from zuhyo.annotate.users import require
 from zuhyo.annotate.workflow import Conflict, FigureView, FlagView, NotAllowed, NotFound, SubmitResult, WorkflowError
-from zuhyo.build.db import Database
-from zuhyo.build.qa_items import log_action, update_qa_item
-from zuhyo.build.qa_tables import AssignmentRow, QAFlag, QAItemRow, SubmissionRow, UserRow
-from zuhyo.build.tables import Document, FigureRow, Source, utcnow
+from zuhyo.construct.qa.items import log_action, update_qa_item
+from zuhyo.construct.workspace.db import Database
+from zuhyo.construct.workspace.orm import utcnow
+from zuhyo.construct.workspace.qa_tables import AssignmentRow, QAFlag, QAItemRow, SubmissionRow, UserRow
+from zuhyo.construct.workspace.tables import Document, FigureRow, Source
 
 T = TypeVar("T")
 #: Whole-transaction retries when a concurrent writer wins a unique-constraint race (PostgreSQL).

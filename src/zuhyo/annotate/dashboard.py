@@ -11,9 +11,9 @@ from typing import Any
 from sqlalchemy import func, select
 
 from zuhyo.annotate.assign_base import aware
-from zuhyo.build.db import Database
-from zuhyo.build.qa_tables import AssignmentRow, QAItemRow, ReviewRow, UserRow, VerificationRow
-from zuhyo.build.tables import utcnow
+from zuhyo.construct.workspace.db import Database
+from zuhyo.construct.workspace.orm import utcnow
+from zuhyo.construct.workspace.qa_tables import AssignmentRow, QAItemRow, ReviewRow, UserRow, VerificationRow
 
 
 def _ratio(num: int, den: int) -> float | None:

@@ -32,10 +32,10 @@ from zuhyo.annotate.workflow import (
     WorkflowConfig,
     WorkflowError,
 )
-from zuhyo.build.db import Database
-from zuhyo.build.qa_items import log_action
-from zuhyo.build.qa_tables import AssignmentRow, ErrorSampleRow, ErrorTagRow
-from zuhyo.build.tables import utcnow
+from zuhyo.construct.qa.items import log_action
+from zuhyo.construct.workspace.db import Database
+from zuhyo.construct.workspace.orm import utcnow
+from zuhyo.construct.workspace.qa_tables import AssignmentRow, ErrorSampleRow, ErrorTagRow
 
 DEFAULT_CONFIG = WorkflowConfig()
 

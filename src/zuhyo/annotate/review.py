@@ -31,10 +31,10 @@ from zuhyo.annotate.assign_base import (
 )
 from zuhyo.annotate.users import require
 from zuhyo.annotate.workflow import ReviewTask, SubmitResult, WorkflowConfig, WorkflowError
-from zuhyo.build.db import Database
-from zuhyo.build.qa_items import log_action, update_qa_item
-from zuhyo.build.qa_tables import AssignmentRow, QAItemRow, ReviewRow, UserRow
-from zuhyo.build.tables import utcnow
+from zuhyo.construct.qa.items import log_action, update_qa_item
+from zuhyo.construct.workspace.db import Database
+from zuhyo.construct.workspace.orm import utcnow
+from zuhyo.construct.workspace.qa_tables import AssignmentRow, QAItemRow, ReviewRow, UserRow
 
 DEFAULT_CONFIG = WorkflowConfig()
 RATINGS = ("valid", "flawed")
@@ -229,7 +229,7 @@ def review_alpha(db: Database) -> dict[str, Any]:
     Overall, a unit is one revision of an item and its coders every expert who rated it in any round; per round,
     only that round's ratings (a later round has one rating per item, so its α is None: nothing to pair).
     """
-    from zuhyo.build.agreement import krippendorff_alpha
+    from zuhyo.agreement import krippendorff_alpha
 
     with db.read() as s:
         rows = list(s.execute(select(ReviewRow.qa_item_id, ReviewRow.item_revision, ReviewRow.round,

@@ -40,7 +40,7 @@ def error_image(request: Request, error_sample_id: int) -> Response:
     """The image of an error sample: from the workspace store by hash, else the benchmark's local file (a relative
     path is resolved against the folder the run set's benchmark was loaded from)."""
     from zuhyo.annotate.routes_pages import image_response
-    from zuhyo.build.qa_tables import ErrorSampleRow
+    from zuhyo.construct.workspace.qa_tables import ErrorSampleRow
     from zuhyo.schema import ImageRef
 
     require_role(request, *_TAGGERS)

@@ -15,10 +15,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from zuhyo.annotate.workflow import ROLES, Conflict, NotAllowed, NotFound, WorkflowError
-from zuhyo.build.db import Database
-from zuhyo.build.qa_items import log_action
-from zuhyo.build.qa_tables import UserRow
-from zuhyo.build.tables import utcnow
+from zuhyo.construct.qa.items import log_action
+from zuhyo.construct.workspace.db import Database
+from zuhyo.construct.workspace.orm import utcnow
+from zuhyo.construct.workspace.qa_tables import UserRow
 
 LOCALES = ("ja", "en")
 MIN_PASSWORD_CHARS = 8

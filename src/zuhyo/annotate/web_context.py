@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from fastapi.templating import Jinja2Templates
 
     from zuhyo.annotate.users import User
-    from zuhyo.build.workspace import Workspace
+    from zuhyo.construct.workspace import Workspace
 
 
 @dataclass
@@ -78,7 +78,7 @@ def load_user(state: AppState, session: Session) -> User | None:
     """The session's user when they are active and their password has not changed since the login (None when
     signed out, unknown, deactivated or re-keyed)."""
     from zuhyo.annotate.users import to_user
-    from zuhyo.build.qa_tables import UserRow
+    from zuhyo.construct.workspace.qa_tables import UserRow
 
     if session.user_id is None or session.credential is None:
         return None
@@ -93,7 +93,7 @@ def load_user(state: AppState, session: Session) -> User | None:
 
 def user_credential(state: AppState, user_id: int) -> str:
     """The credential digest a new session of ``user_id`` carries."""
-    from zuhyo.build.qa_tables import UserRow
+    from zuhyo.construct.workspace.qa_tables import UserRow
 
     with state.ws.db.read() as s:
         row = s.get(UserRow, user_id)

@@ -3,8 +3,9 @@
 The workflow is a pure state machine over the workspace database (no HTTP): :mod:`zuhyo.annotate.assign`
 (authoring, blind verification, revision — HakushoBench §3.2–3.3), :mod:`zuhyo.annotate.review` (expert review
 rounds — DomainCQA §3.3), :mod:`zuhyo.annotate.errors_analysis` (HakushoBench §6.3), :mod:`zuhyo.annotate.users`
-and :mod:`zuhyo.annotate.dashboard`. Every public function takes a :class:`zuhyo.build.db.Database` and does its
-work in one write transaction; every change is logged to ``actions``; nothing is hard-deleted.
+and :mod:`zuhyo.annotate.dashboard`. Every public function takes a
+:class:`zuhyo.construct.workspace.db.Database` and does its work in one write transaction; every change is logged
+to ``actions``; nothing is hard-deleted.
 
 QA item states (``qa_items.status``) and who moves them::
 

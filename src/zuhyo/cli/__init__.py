@@ -20,8 +20,8 @@ app = typer.Typer(
 
 # Each module adds its commands to `app`; all are light to import (heavy work is imported inside commands).
 _COMMAND_MODULES = ("listing", "bench", "images", "evaluation", "reporting", "judging", "analysis", "demo",
-                    "workspace", "build_collect", "build_filter", "build_sample",
-                    "build_label", "build_export", "build_abstracts", "build_audit", "build_draft",
+                    "workspace", "construct_collect", "construct_filter", "construct_sample",
+                    "construct_label", "construct_export", "construct_abstracts", "construct_audit", "construct_draft",
                     "annotate_users", "annotate_errors", "agreement", "annotate_serve")
 for _mod in _COMMAND_MODULES:
     importlib.import_module(f"zuhyo.cli.{_mod}").register(app)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -81,3 +82,28 @@ def print_item_errors(lines: Sequence[str], shown: int = SHOWN_ERRORS) -> None:
         console.print(f"  [yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
     if len(lines) > shown:
         console.print(f"  ... and {len(lines) - shown} more (all of them with --json)")
+
+
+@contextmanager
+def stage_progress(quiet: bool, label: str = "collecting"
+              ) -> Iterator[tuple[Callable[[int], None] | None, Callable[[str, str], None] | None]]:
+    """A rich progress bar on stderr (items done, errors; ``label`` in front); no callbacks when quiet."""
+    if quiet:
+        yield None, None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[errors]} "
+                  "errors"), TimeRemainingColumn(), console=console) as progress:
+        task = progress.add_task("collect", total=None, errors=0)
+        errors = 0
+
+        def on_start(total: int) -> None:
+            progress.update(task, total=total)
+
+        def on_item(_file: str, outcome: str) -> None:
+            nonlocal errors
+            errors += outcome == "error"
+            progress.update(task, advance=1, errors=errors)
+
+        yield on_start, on_item

@@ -20,7 +20,7 @@ def agreement_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Krippendorff's alpha of a reliability matrix (DomainCQA §4.3 reports it for its expert ratings)."""
-    from zuhyo.build.agreement import ALPHA_LEVELS, ReliabilityError, krippendorff_alpha, read_reliability_csv
+    from zuhyo.agreement import ALPHA_LEVELS, ReliabilityError, krippendorff_alpha, read_reliability_csv
 
     if level not in ALPHA_LEVELS:
         fail(f"--level must be one of {', '.join(ALPHA_LEVELS)} (got {level!r})")

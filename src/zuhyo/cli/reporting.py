@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         breakdown = None
         if workspace is not None:
             from zuhyo.annotate.errors_analysis import error_breakdown
-            from zuhyo.build.workspace import Workspace
+            from zuhyo.construct.workspace import Workspace
 
             with Workspace.open(workspace) as ws:
                 breakdown = error_breakdown(ws.db)

@@ -10,7 +10,7 @@ import typer
 from zuhyo.cli._common import JsonOpt, console, emit_json, fail
 
 if TYPE_CHECKING:
-    from zuhyo.build.workspace import Workspace
+    from zuhyo.construct.workspace import Workspace
 
 WsArg = Annotated[Path, typer.Argument(help="Workspace folder (made by `zuhyo init`).")]
 _BUILD_EXTRA = "the construction workspace needs SQLAlchemy and Alembic: pip install 'zuhyo[build]'"
@@ -28,7 +28,7 @@ def require_build_extra() -> None:
 def open_workspace(path: Path) -> Workspace:
     """Open a workspace for a command (upgrading an older one, and saying so)."""
     require_build_extra()
-    from zuhyo.build.workspace import Workspace
+    from zuhyo.construct.workspace import Workspace
 
     ws = Workspace.open(path)
     if ws.migrated_from is not None:
@@ -48,7 +48,7 @@ def init_cmd(
 ) -> None:
     """Create a construction workspace: zuhyo.toml, the database at the newest migration, an image store."""
     require_build_extra()
-    from zuhyo.build.workspace import Workspace
+    from zuhyo.construct.workspace import Workspace
 
     with Workspace.init(ws, db_url=db, images=images.resolve() if images else None) as w:
         summary = {"workspace": str(w.root), "database": w.db.backend, "revision": w.revision(),
@@ -63,7 +63,7 @@ def init_cmd(
 def status_cmd(ws: WsArg, json_out: JsonOpt = False) -> None:
     """Counts per stage and decision, errors per stage, and the last run of each stage."""
     with open_workspace(ws) as w:
-        from zuhyo.build.queries import status
+        from zuhyo.construct.workspace.queries import status
 
         result = status(w)
     if json_out:
@@ -95,7 +95,7 @@ def figures_cmd(
 ) -> None:
     """List figures: id, sha256, caption, figure number, page URL or paper id, status."""
     with open_workspace(ws) as w:
-        from zuhyo.build.queries import list_figures
+        from zuhyo.construct.workspace.queries import list_figures
 
         figures = list_figures(w, stage=stage, decision=decision)
     if json_out:
@@ -126,7 +126,7 @@ def decide_cmd(
 ) -> None:
     """Record a person's keep/drop decision on a figure (it overturns the stage's; the old one is kept)."""
     with open_workspace(ws) as w:
-        from zuhyo.build.queries import decide
+        from zuhyo.construct.workspace.queries import decide
 
         recorded = decide(w, figure, decision, reason, by=by, stage=stage)
     if json_out:

@@ -1,0 +1,40 @@
+"""`zuhyo collect latex`: arXiv LaTeX sources (folders or tarballs) into a workspace (registered in
+``build_collect``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from zuhyo.cli._common import SHOWN_ERRORS, JsonOpt, console, emit_json, print_item_errors, stage_progress
+from zuhyo.cli.workspace import WsArg, open_workspace
+
+
+def latex_cmd(
+    ws: WsArg,
+    sources: Annotated[list[Path], typer.Argument(help="arXiv source folders or tarballs (.tar.gz, .tgz, .tar).")],
+    paper_id: Annotated[str | None, typer.Option("--paper-id", help="The paper's id (one SOURCE only); default: "
+                                                                    "the arXiv id in the folder or tarball name, "
+                                                                    "else the name.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Collect figures from LaTeX sources: captions, labels, citing paragraphs; PDF/EPS rasterised; resumable."""
+
+    with open_workspace(ws) as w, stage_progress(quiet=json_out) as (_on_start, on_item):
+        from zuhyo.construct.collect.latex import collect_latex
+
+        report = collect_latex(w, sources, paper_id=paper_id, on_item=on_item)
+    if json_out:
+        emit_json(report.model_dump(mode="json"))
+        return
+    from rich.markup import escape
+
+    console.print(f"{len(report.papers)} papers, {report.figure_environments} figure environments: "
+                  f"{report.figures} figures added ({report.documents} new documents), "
+                  f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
+    # The reason names the figure or file itself: prefix only the paper.
+    print_item_errors([f"{item.file.split(': ', 1)[0]}: {item.reason}" for item in report.error_items])
+    for member in report.skipped_members[:SHOWN_ERRORS]:
+        console.print(f"  [yellow]not extracted: {escape(member)}[/]", highlight=False, soft_wrap=True)

@@ -1,0 +1,1 @@
+"""Filtering collected figures: unreadable files, low resolution, near duplicates, and chart/table vs not."""

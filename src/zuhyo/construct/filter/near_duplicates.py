@@ -1,0 +1,443 @@
+"""Near-duplicate figures: a cheap perceptual descriptor for candidates, then a verification that tells two charts
+of the same kind apart.
+
+A plain perceptual hash cannot do this alone: charts of one kind and style hash alike (imagehash pHash over all
+pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with precision 0.0006, issue 10
+"Performance"). So, per image (one decode, :func:`image_features`, in the executor's workers):
+
+* a 128x128 colour thumbnail of the whole image (the verification input; colour matters: two pies of one palette
+  differ in hue where their grey levels agree), the 64-bit DCT perceptual hash of it (the algorithm of
+  ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses),
+* descriptors: the thumbnail's body (the title band at the top left out, so a retitled copy still matches)
+  averaged to 12x12 and normalised to zero mean and unit length - of the whole image and of nine crop windows
+  (:data:`CROP_WINDOWS`), and
+* what every comparison of the image reuses (:class:`zuhyo.construct.filter.alignment.Prepared`: profiles, ink).
+
+Candidates (:func:`candidate_pairs`): a copy cropped by a few per cent shows about one window of its original, so
+each crop window's descriptor is looked up among the whole-image descriptors (a k-d tree over a PCA projection,
+``scipy.spatial.cKDTree``: n log n, never all pairs), and each image keeps its :data:`DEFAULT_NEIGHBOURS`
+nearest. Each candidate pair is verified (:func:`score_pairs`, vectorised over pairs in
+:mod:`zuhyo.construct.filter.alignment`) by aligning one thumbnail to the other for a crop of up to 10 % per axis and
+comparing colours: the score is 1 minus the share of the chart's ink that differs beyond what a pixel of
+misalignment explains, and a pair whose aligned difference contains a solid patch (more than :data:`MAX_SOLID`
+pixels whose 3x3 neighbourhood all differ) fails - a copy that was resized, recompressed, cropped or retitled
+scores near 1 with no solid difference; a chart of the same kind with other data does not. Pairs that pass join
+star clusters (:func:`clusters`).
+
+The driver stacks the features (:func:`stack_features`); the thumbnails go to a memory map that local workers
+read by path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from zuhyo.construct.filter.alignment import TITLE_BAND, luma
+from zuhyo.images.verify import DEFAULT_MAX_PIXELS, PngPixels, decode_untrusted_fast
+
+if TYPE_CHECKING:
+    import numpy as np
+    from PIL.Image import Image
+
+    from zuhyo.construct.filter.alignment import Prepared
+
+THUMB = 128
+"""Side of the square colour thumbnail every comparison works on."""
+DESC = 12
+"""Side of the blurred descriptor grid."""
+CROP_WINDOWS = ((0.025, 0.975), (0.0, 0.95), (0.05, 1.0))
+"""Per axis, the windows (fractions of the side) whose descriptors stand for the crops a copy may show: a
+centred 5 % crop and 5 % off either end (issue 10 crops 2-8 % per axis at any offset; the 12x12 blur absorbs
+the rest). Nine windows per image."""
+MAX_SOLID = 3
+"""Pixels of solid difference (see :mod:`zuhyo.construct.filter.alignment`) a copy may show after alignment."""
+DEFAULT_NEIGHBOURS = 2
+"""Candidates per image: its nearest originals by crop window (bench/README.md: rank 2 holds every planted
+copy of 5,000 charts)."""
+DEFAULT_MAX_DESCRIPTOR_DISTANCE = 1.2
+"""Bound on a candidate's descriptor distance (projected): a loose one - on 5,000 charts any bound from 0.8 up
+leaves the candidates unchanged, and 0.6 still keeps every planted copy."""
+DEFAULT_MIN_SCORE = 0.86
+"""Verification score two images need to be near duplicates (bench/README.md: on the 10,000-chart corpus's
+candidates, scores from 0.85 to 0.86 held four look-alikes and no planted copy)."""
+_PCA_DIMS = 32
+
+
+@dataclass(frozen=True)
+class ImageFeatures:
+    """What the filter needs of one image: its size and format, and the near-duplicate features."""
+
+    width: int
+    height: int
+    format: str
+    phash: int
+    thumb: bytes
+    """THUMB x THUMB x 3 uint8 RGB, row-major."""
+    descriptors: bytes
+    """(1 + len(CROP_WINDOWS)**2) x DESC*DESC float32: :func:`descriptors` of the thumbnail."""
+    col_profile: bytes
+    """THUMB float32: the thumbnail's :attr:`Prepared.col_profile <zuhyo.construct.filter.alignment.Prepared>`."""
+    row_profile: bytes
+    """THUMB float32: its row profile."""
+    ink: int
+    """Its body pixels off the background."""
+
+
+def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFeatures:
+    """Decode once; size, format, the 64-bit pHash, the thumbnail, its descriptors and what comparisons reuse.
+    Raises :class:`ImageError` when unreadable."""
+    from zuhyo.construct.filter.alignment import prepare
+
+    # A JPEG is decoded at a reduced scale (draft mode): 4-8x faster, plenty for a thumbnail; an 8-bit RGB(A) PNG
+    # by libspng when installed (~2x faster than Pillow, the same pixels; bench/README.md).
+    im, (width, height) = decode_untrusted_fast(data, max_pixels, not_image="not a readable image",
+                                                draft_side=THUMB * 2)
+    fmt = "PNG" if isinstance(im, PngPixels) else str(im.format)
+    rgb = thumbnail(im)
+    prep = prepare(rgb[None])
+    return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes(),
+                         descriptors=descriptors(rgb[None])[0].tobytes(),
+                         col_profile=prep.col_profile[0].tobytes(), row_profile=prep.row_profile[0].tobytes(),
+                         ink=int(prep.ink[0]))
+
+
+def thumbnail(im: Image | PngPixels) -> np.ndarray:
+    """(THUMB, THUMB, 3) uint8: ``im`` composited on white (how a chart is seen on a page) and shrunk by area
+    averaging. A transparent image is averaged premultiplied, then composited (the same as compositing first).
+
+    Halving with exact 2x2 means (OpenCV's vectorised integer-factor path) while both sides stay at least twice
+    the thumbnail's, then one area resize: ~0.5 ms for an 800x600 chart where one area resize of the whole image
+    takes ~1.2 ms in Pillow (bench/README.md); within a level or two of it on average."""
+    import numpy as np
+
+    if isinstance(im, PngPixels):
+        if im.opaque:
+            return np.ascontiguousarray(_shrink(im.rgba)[:, :, :3])
+        rgba = im.rgba
+    elif im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+        rgba = np.asarray(im.convert("RGBA"))
+    else:
+        return _shrink(np.asarray(im if im.mode == "RGB" else im.convert("RGB")))
+    alpha = rgba[:, :, 3:4].astype(np.uint16)
+    premultiplied = (rgba[:, :, :3] * alpha + 127) // 255
+    small = _shrink(np.concatenate([premultiplied, alpha], axis=2).astype(np.uint8)).astype(np.uint16)
+    return np.minimum(small[:, :, :3] + (255 - small[:, :, 3:4]), 255).astype(np.uint8)
+
+
+@contextlib.contextmanager
+def _opencv_one_thread() -> Iterator[None]:
+    """OpenCV on one thread inside the block (then as before): thumbnails are too small to split, and the
+    executor's processes already use the cores."""
+    import cv2
+
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(threads)
+
+
+def _shrink(pixels: np.ndarray) -> np.ndarray:
+    """(THUMB, THUMB, channels): ``pixels`` (h, w, 3 or 4 uint8) area-averaged (see :func:`thumbnail`)."""
+    import cv2
+
+    with _opencv_one_thread():
+        h, w = pixels.shape[:2]
+        while h // 2 >= 2 * THUMB and w // 2 >= 2 * THUMB:
+            pixels = cv2.resize(pixels[:h - h % 2, :w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+            h, w = pixels.shape[:2]
+        return cv2.resize(pixels, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+
+
+@dataclass(frozen=True)
+class FeatureArrays:
+    """Many images' features as arrays, indexed like the features they came from (:func:`stack_features`)."""
+
+    thumbs: np.ndarray
+    """(n, THUMB, THUMB, 3) uint8, a memory map (:func:`thumbs_array`)."""
+    descriptors: np.ndarray
+    """(n, 1 + len(CROP_WINDOWS)**2, DESC*DESC) float32."""
+    prepared: Prepared
+
+
+def stack_features(features: Sequence[ImageFeatures]) -> FeatureArrays:
+    """The features' arrays, computed by the workers that decoded the images, stacked in the driver."""
+    import numpy as np
+
+    from zuhyo.construct.filter.alignment import Prepared
+
+    windows = 1 + len(CROP_WINDOWS) ** 2
+
+    def stacked(field: str, shape: tuple[int, ...]) -> np.ndarray:
+        out = np.empty((len(features), *shape), dtype=np.float32)
+        for k, f in enumerate(features):
+            out[k] = np.frombuffer(getattr(f, field), dtype=np.float32).reshape(shape)
+        return out
+
+    prepared = Prepared(stacked("col_profile", (THUMB,)), stacked("row_profile", (THUMB,)),
+                        np.array([f.ink for f in features], dtype=np.int64))
+    return FeatureArrays(thumbs_array(features), stacked("descriptors", (windows, DESC * DESC)), prepared)
+
+
+def dct_hash(thumb: np.ndarray) -> int:
+    """imagehash's pHash on a thumbnail: DCT of a 32x32 image, the top-left 8x8 against their median, 64 bits."""
+    import numpy as np
+    from PIL import Image
+    from scipy.fft import dct
+
+    small = np.asarray(Image.fromarray(thumb).resize((32, 32), Image.Resampling.BOX), dtype=np.float64)
+    coeffs = dct(dct(small, axis=0, norm="ortho"), axis=1, norm="ortho")[:8, :8]
+    bits = (coeffs > np.median(coeffs)).ravel()
+    return int.from_bytes(np.packbits(bits).tobytes(), "big")
+
+
+def thumbs_array(features: Sequence[ImageFeatures]) -> np.ndarray:
+    """(n, THUMB, THUMB, 3) uint8: the features' thumbnails, in a read-only memory map of a temporary ``.npy``
+    file (removed when the array is collected): the driver holds no second copy in memory, and local workers read
+    the thumbnails of their pairs from the file (:func:`verified_pairs`). The file is written sequentially, then
+    mapped: filling a writable map page by page took ~6x longer (2.1 s against 0.35 s for 20,000 thumbnails)."""
+    import os
+    import tempfile
+    import weakref
+
+    import numpy as np
+
+    if not features:
+        return np.empty((0, THUMB, THUMB, 3), dtype=np.uint8)
+    fd, path = tempfile.mkstemp(prefix="zuhyo-thumbs-", suffix=".npy")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.lib.format.write_array_header_1_0(
+                f, {"descr": "|u1", "fortran_order": False, "shape": (len(features), THUMB, THUMB, 3)})
+            for feature in features:
+                if len(feature.thumb) != THUMB * THUMB * 3:
+                    raise ValueError(f"a thumbnail of {len(feature.thumb)} bytes, not {THUMB}x{THUMB}x3")
+                f.write(feature.thumb)
+        out = np.load(path, mmap_mode="r")
+    except BaseException:
+        os.unlink(path)
+        raise
+    weakref.finalize(out, os.unlink, path)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _area_matrix(start: float, stop: float, cells: int, side: int) -> np.ndarray:
+    """(cells, side) weights that average the pixels ``start..stop`` (continuous pixel edges) into ``cells``
+    (memoised: the same few windows for every image)."""
+    import numpy as np
+
+    edges = start + (stop - start) * np.arange(cells + 1) / cells
+    p = np.arange(side)
+    w = np.clip(np.minimum(edges[1:, None], p + 1) - np.maximum(edges[:-1, None], p), 0, None)
+    out = np.asarray(w / w.sum(axis=1, keepdims=True), dtype=np.float32)
+    out.setflags(write=False)
+    return out
+
+
+def descriptors(thumbs: np.ndarray, batch: int = 500) -> np.ndarray:
+    """(n, 1 + len(CROP_WINDOWS)**2, DESC*DESC) float32: per thumbnail, the descriptor of the whole image and of
+    each crop window, each the window's body (its title band left out) averaged to DESC x DESC, zero mean, unit
+    length. Computed in batches (``thumbs`` may be a memory map) on a 64x64 luma."""
+    import numpy as np
+
+    windows = [((0.0, 1.0), (0.0, 1.0))] + [(x, y) for x in CROP_WINDOWS for y in CROP_WINDOWS]
+    half = THUMB // 2
+    xs = sorted({w[0] for w in windows})
+    ys = sorted({w[1] for w in windows})
+    rx = np.concatenate([_area_matrix(a * half, b * half, DESC, half) for a, b in xs])
+    ry = np.concatenate([_area_matrix((a + TITLE_BAND * (b - a)) * half, b * half, DESC, half) for a, b in ys])
+    out = np.empty((len(thumbs), len(windows), DESC * DESC), dtype=np.float32)
+    for s in range(0, len(thumbs), batch):
+        t = np.asarray(thumbs[s:s + batch])
+        quads = (t[:, 0::2, 0::2].astype(np.float32) + t[:, 1::2, 0::2] + t[:, 0::2, 1::2] + t[:, 1::2, 1::2])
+        g = luma(quads) / 4  # 2x2 means (strided sums: a multi-axis numpy reduction is several times slower)
+        grid = np.matmul(np.matmul(ry, g), rx.T)
+        for k, (x, y) in enumerate(windows):
+            yi, xi = ys.index(y) * DESC, xs.index(x) * DESC
+            out[s:s + batch, k] = grid[:, yi:yi + DESC, xi:xi + DESC].reshape(len(g), -1)
+    out -= out.mean(axis=2, keepdims=True)
+    norms = np.linalg.norm(out, axis=2, keepdims=True)
+    out /= np.where(norms > 0, norms, 1.0)
+    return out
+
+
+def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
+                    max_distance: float = DEFAULT_MAX_DESCRIPTOR_DISTANCE) -> np.ndarray:
+    """(m, 2) index pairs i < j: for each image j, the ``neighbours`` images i one of whose crop windows lies
+    nearest to j's whole-image descriptor (within ``max_distance``, Euclidean on unit descriptors) - a copy
+    cropped 2-8 % shows about one of the windows of its original. Searched in a k-d tree of the whole-image
+    descriptors over a PCA projection (``scipy.spatial.cKDTree``, approximate within a factor 2: n log n, never
+    all pairs), queried with every window."""
+    import numpy as np
+    from scipy.spatial import cKDTree
+
+    n = len(desc)
+    if n < 2:
+        return np.empty((0, 2), dtype=np.int64)
+    whole, crops = desc[:, 0], desc[:, 1:]
+    centre = whole.mean(axis=0)
+    sample = whole[np.linspace(0, n - 1, min(n, 4000)).astype(np.int64)] - centre
+    _, _, vt = np.linalg.svd(sample, full_matrices=False)
+    basis = np.ascontiguousarray(vt[:_PCA_DIMS].T)
+    tree = cKDTree((whole - centre) @ basis)
+    k = min(2, n)
+    queries = (crops.reshape(-1, crops.shape[2]) - centre) @ basis
+    dist, hit = tree.query(queries, k=k, eps=1.0, distance_upper_bound=max_distance, workers=-1)
+    owner = np.repeat(np.arange(n), crops.shape[1] * k)
+    i, j, d = owner, hit.ravel(), dist.ravel()
+    ok = (j < n) & (j != i)
+    i, j, d = i[ok], j[ok], d[ok]
+    order = np.lexsort((d, i, j))  # by j, then i, nearest first
+    i, j, d = i[order], j[order], d[order]
+    first = np.ones(len(i), dtype=bool)
+    first[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1])
+    i, j, d = i[first], j[first], d[first]
+    order = np.lexsort((d, j))
+    i, j = i[order], j[order]
+    starts = np.r_[0, np.flatnonzero(j[1:] != j[:-1]) + 1] if len(j) else np.empty(0, dtype=np.int64)
+    rank = np.arange(len(j)) - np.repeat(starts, np.diff(np.r_[starts, len(j)]))
+    keep = rank < neighbours
+    pairs = np.stack([np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])], axis=1)
+    return np.unique(pairs, axis=0) if len(pairs) else pairs.reshape(0, 2).astype(np.int64)
+
+
+def descriptor_distance(desc: np.ndarray, i: int, j: int) -> float:
+    """Distance of two images' descriptors (all windows together), as the evidence reports it."""
+    import numpy as np
+
+    return float(np.linalg.norm(desc[i] - desc[j]))
+
+
+def score_pairs(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
+                batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    """(score, solid difference) of each pair (rows of indices into ``thumbs`` and ``prepared``): the better of
+    aligning either thumbnail into the other (:mod:`zuhyo.construct.filter.alignment`), where a direction whose
+    aligned images differ in more than MAX_SOLID solid pixels scores 0 - they show other data, however small the
+    share of ink. Windows are searched ``batch`` pairs at a time."""
+    import numpy as np
+
+    from zuhyo.construct.filter.alignment import directed_scores
+
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    scores, solids = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=np.int64)
+    with _opencv_one_thread():
+        for s in range(0, len(pairs), batch):
+            a, b = pairs[s:s + batch, 0], pairs[s:s + batch, 1]
+            s1, d1 = directed_scores(thumbs, prepared, a, b)
+            s2, d2 = directed_scores(thumbs, prepared, b, a)
+            e1, e2 = np.where(d1 <= MAX_SOLID, s1, 0.0), np.where(d2 <= MAX_SOLID, s2, 0.0)
+            first = e1 >= e2
+            scores[s:s + batch] = np.where(first, e1, e2)
+            solids[s:s + batch] = np.where(first, d1, d2)
+    return scores, solids
+
+
+def verify_pair(a: np.ndarray, b: np.ndarray) -> float:
+    """How surely ``a`` and ``b`` (THUMB x THUMB x 3 uint8) show one image (at most 1; see :func:`score_pairs`)."""
+    import numpy as np
+
+    from zuhyo.construct.filter.alignment import prepare
+
+    both = np.stack([a, b])
+    scores, _ = score_pairs(both, prepare(both), np.array([[0, 1]]))
+    return float(scores[0])
+
+
+@dataclass(frozen=True)
+class PairEvidence:
+    i: int
+    j: int
+    descriptor_distance: float
+    score: float
+    solid: int = 0
+    """Pixels of solid difference after alignment (at most MAX_SOLID for a pair that passed)."""
+
+
+def _verify_chunk(item: tuple[np.ndarray, np.ndarray | tuple[str, np.ndarray], Prepared]
+                  ) -> tuple[list[float], list[int]]:
+    """Runs in executor workers: the scores of one chunk of pairs (indices into the chunk's images), with the
+    images' thumbnails sent along or read from the driver's memory map (its path and the rows), and their
+    :class:`Prepared` rows."""
+    import numpy as np
+
+    pairs, thumbs, prepared = item
+    if isinstance(thumbs, tuple):
+        path, rows = thumbs
+        thumbs = np.asarray(np.load(path, mmap_mode="r")[rows])
+    scores, solids = score_pairs(thumbs, prepared, pairs)
+    return scores.tolist(), solids.tolist()
+
+
+def verified_pairs(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = DEFAULT_MIN_SCORE,
+                   executor: str | None = None, chunk: int = 1024) -> list[PairEvidence]:
+    """The candidate pairs whose verification score reaches ``min_score``; with ``executor`` the pairs are
+    scored in chunks (at most ``chunk`` pairs, at least 16 chunks when there are enough pairs) through
+    :func:`zuhyo.construct.executor.map_items`. Local workers read the thumbnails from ``arrays.thumbs``' file when
+    it is a memory map (:func:`thumbs_array`); otherwise each chunk carries the thumbnails it needs, sixteen
+    chunks per map at most in flight."""
+    import numpy as np
+
+    thumbs, prepared, desc = arrays.thumbs, arrays.prepared, arrays.descriptors
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    size = min(chunk, max(64, -(-len(pairs) // 16)))
+    if executor is None or len(pairs) <= size:
+        scores, solids = score_pairs(thumbs, prepared, pairs)
+    else:
+        from zuhyo.construct.executor import ItemError, map_items, parse_executor
+
+        parts = [pairs[s:s + size] for s in range(0, len(pairs), size)]
+        path = getattr(thumbs, "filename", None)
+        shared = isinstance(thumbs, np.memmap) and path is not None and parse_executor(executor)[0] == "local"
+        groups = [parts] if shared else [parts[g:g + 16] for g in range(0, len(parts), 16)]
+        found: list[float] = []
+        solid: list[int] = []
+        for group in groups:
+            items: list[tuple[np.ndarray, np.ndarray | tuple[str, np.ndarray], Prepared]] = []
+            for part in group:
+                used, local = np.unique(part, return_inverse=True)
+                images = (str(path), used) if shared else np.asarray(thumbs[used])
+                items.append((local.reshape(-1, 2), images, prepared.take(used)))
+            for result in map_items(_verify_chunk, items, executor=executor):
+                if isinstance(result, ItemError):
+                    raise RuntimeError(f"near-duplicate verification failed: {result.error}")
+                found.extend(result[0])
+                solid.extend(result[1])
+        scores, solids = np.array(found), np.array(solid, dtype=np.int64)
+    keep = np.flatnonzero(scores >= min_score)
+    return [PairEvidence(int(pairs[k, 0]), int(pairs[k, 1]), round(descriptor_distance(desc, *pairs[k]), 4),
+                         round(float(scores[k]), 4), int(solids[k])) for k in keep]
+
+
+def clusters(n: int, pairs: Sequence[PairEvidence]) -> list[list[int]]:
+    """Groups (two or more) of indices joined by verified ``pairs``, each sorted, ordered by first index.
+
+    Groups are stars (the star clustering of Aslam, Pelekhov and Rus, J. Graph Algorithms Appl. 8(1), 2004, on the
+    graph of verified pairs): images are taken by how many verified pairs they have (then by the sum of those
+    scores, then by index); one not yet in a group becomes the centre of a group with each of its partners not yet
+    in a group. An image joins through a pair with the centre, never through a chain of members - with charts that
+    look alike, chains would join a whole kind (a~b, b~c, c~d, ...) where each link alone is plausible. The centre
+    is the image most others were verified against: an original with two copies, not one of the copies, whose pair
+    with the other copy (each cropped differently) may not verify.
+    """
+    partners: dict[int, list[tuple[int, float]]] = {}
+    for p in pairs:
+        partners.setdefault(p.i, []).append((p.j, p.score))
+        partners.setdefault(p.j, []).append((p.i, p.score))
+    order = sorted(partners, key=lambda v: (-len(partners[v]), -sum(s for _, s in partners[v]), v))
+    grouped: set[int] = set()
+    groups: list[list[int]] = []
+    for centre in order:
+        if centre in grouped:
+            continue
+        members = [u for u, _ in partners[centre] if u not in grouped]
+        if members:
+            group = sorted({centre, *members})
+            grouped.update(group)
+            groups.append(group)
+    return sorted(groups, key=lambda g: g[0])

@@ -1,0 +1,2 @@
+"""Publishing: the Hugging Face dataset export (Parquet shards, ``save_to_disk``), its dataset card and plots, and
+the Hub push."""

@@ -1,0 +1,175 @@
+"""`zuhyo.construct.executor.map_items`: local processes and a real local Ray instance, in order, errors as values."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+from zuhyo.construct.executor import IN_PROCESS_BELOW, ExecutorError, ItemError, map_items, parse_executor
+
+
+def sqrt_and_pid(x: float) -> tuple[float, int]:
+    return math.sqrt(x), os.getpid()
+
+
+def test_local_keeps_order_runs_on_worker_processes_and_returns_errors_as_values() -> None:
+    items = [4.0, -1.0, *range(40)]
+    seen: list[int] = []
+    out = map_items(sqrt_and_pid, items, progress=lambda i, _r: seen.append(i), chunksize=5)
+    assert isinstance(out[1], ItemError) and out[1].index == 1 and out[1].error == "ValueError: math domain error"
+    assert [r[0] for i, r in enumerate(out) if i != 1] == [2.0, *(math.sqrt(v) for v in range(40))]
+    assert sorted(seen) == list(range(42))
+    pids = {r[1] for r in out if not isinstance(r, ItemError)}
+    if (os.cpu_count() or 1) > 1:
+        assert os.getpid() not in pids  # the work ran in the pool, not in the driver
+
+
+def test_a_handful_of_items_runs_in_process_and_empty_input_is_empty() -> None:
+    out = map_items(sqrt_and_pid, [1.0, 9.0][:IN_PROCESS_BELOW - 1])
+    assert out == [(1.0, os.getpid()), (3.0, os.getpid())]
+    assert map_items(sqrt_and_pid, [], executor="ray:nowhere:1") == []  # nothing to do: Ray not even imported
+
+
+def test_executor_specs() -> None:
+    assert parse_executor("local") == ("local", None)
+    assert parse_executor("ray") == ("ray", None)
+    assert parse_executor("ray:10.0.0.5:6379") == ("ray", "10.0.0.5:6379")
+    for bad in ("ray:", "dask", ""):
+        with pytest.raises(ExecutorError, match="unknown executor"):
+            parse_executor(bad)
+
+
+def test_ray_not_installed_is_one_line_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray → ImportError
+    with pytest.raises(ExecutorError, match=r"--executor ray needs Ray: pip install 'zuhyo\[ray\]'"):
+        map_items(sqrt_and_pid, [1.0], executor="ray")
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[object]:
+    """A real local Ray instance with one CPU (temp dir short: Ray's socket paths must stay under 108 bytes)."""
+    ray = pytest.importorskip("ray", reason="Ray (the [ray] extra) is not installed")
+    tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+    # workers import this test module by name (a real cluster has zuhyo installed on every node, docs/scaling.md)
+    ray.init(num_cpus=1, include_dashboard=False, _temp_dir=tmp, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}})
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_ray_keeps_order_runs_on_ray_workers_and_returns_errors_as_values(local_ray: object) -> None:
+    items = [4.0, -1.0, *range(30)]
+    seen: list[int] = []
+    out = map_items(sqrt_and_pid, items, executor="ray", progress=lambda i, _r: seen.append(i), chunksize=4)
+    assert isinstance(out[1], ItemError) and out[1].error == "ValueError: math domain error"
+    assert [r[0] for i, r in enumerate(out) if i != 1] == [2.0, *(math.sqrt(v) for v in range(30))]
+    assert sorted(seen) == list(range(32))
+    assert os.getpid() not in {r[1] for r in out if not isinstance(r, ItemError)}
+
+
+def test_chart_features_on_ray_equal_the_local_ones(local_ray: object) -> None:
+    """The filter's real work function (image bytes in, features out) gives the same numbers on a Ray worker."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from zuhyo.construct.filter.chart_features import image_features
+
+    rng = np.random.default_rng(0)
+    imgs = []
+    for i in range(10):
+        buf = io.BytesIO()
+        Image.fromarray(rng.integers(0, 255, (40 + i, 60, 3), dtype=np.uint8)).save(buf, format="PNG")
+        imgs.append((buf.getvalue(), False))
+    imgs.insert(3, (b"not an image", False))
+    on_ray = map_items(image_features, imgs, executor="ray")
+    local = map_items(image_features, imgs, executor="local")
+    assert isinstance(on_ray[3], ItemError) and "UnidentifiedImageError" in on_ray[3].error
+    assert [r for r in on_ray if not isinstance(r, ItemError)] == [r for r in local if not isinstance(r, ItemError)]
+
+
+def test_filter_train_on_ray_gives_the_local_model(local_ray: object, tmp_path: object) -> None:
+    """The chart classifier's training maps its features over a real Ray instance: same model as locally."""
+    pytest.importorskip("sqlalchemy", reason="the [build] extra is needed")
+    from pathlib import Path
+
+    from test_construct_classifier import figure_ids, write_corpus, write_labels
+
+    from zuhyo.construct.collect.folder import collect_folder
+    from zuhyo.construct.filter.chart_classifier import run_chart_check, train_chart_classifier
+    from zuhyo.construct.workspace import Workspace
+
+    root = Path(str(tmp_path))
+    truth = write_corpus(root / "imgs", 8, 6, 2)
+    labels = write_labels(root / "labels.csv", truth)
+    with Workspace.init(root / "ws") as w:
+        collect_folder(w, root / "imgs")
+        on_ray = train_chart_classifier(w, labels, executor="ray")
+        local = train_chart_classifier(w, labels, executor="local")
+        counts = run_chart_check(w, list(figure_ids(root / "ws").values()), "features", "ray", None)
+    assert on_ray["used"] == 16 and on_ray["errors"] == 0
+    assert on_ray["model_id"] == local["model_id"] and on_ray["held_out"] == local["held_out"]
+    assert counts["checked"] == 16 and counts["errors"] == 0
+
+
+def test_near_duplicate_features_and_verification_on_ray_equal_the_local_ones(local_ray: object) -> None:
+    """`zuhyo filter`'s near-duplicate work on Ray: the per-image features (decode, thumbnail, descriptors,
+    profiles) and the verified pairs (chunks carrying their thumbnails, not the driver's memory map) are the
+    local ones."""
+    pytest.importorskip("matplotlib", reason="the charts are rendered with matplotlib")
+    from test_construct_filter import chart_corpus
+
+    from zuhyo.construct.filter.checks import inspect_image
+    from zuhyo.construct.filter.near_duplicates import stack_features, verified_pairs
+
+    cc = chart_corpus()
+    datas = [cc.render_chart(0), cc.render_chart(4), cc.near_duplicate(0, seed=101), cc.render_chart(60),
+             cc.render_chart(64), cc.near_duplicate(64, seed=303), cc.render_chart(8), cc.render_chart(68),
+             cc.render_chart(120)]
+    on_ray = map_items(inspect_image, datas, executor="ray")
+    local = map_items(inspect_image, datas, executor="local")
+    assert on_ray == local
+    arrays = stack_features(on_ray)
+    pairs = [(i, j) for i in range(len(datas)) for j in range(i + 1, len(datas))]
+    found_ray = verified_pairs(arrays, pairs, executor="ray", chunk=8)
+    found_here = verified_pairs(arrays, pairs)
+    assert found_ray == found_here
+    assert {(p.i, p.j) for p in found_ray} == {(0, 2), (4, 5)}
+
+
+@pytest.mark.timeout(120)
+def test_local_workers_survive_a_driver_whose_opencv_started_its_thread_pool() -> None:
+    """A multi-threaded OpenCV call in the driver (RapidOCR makes them) starts OpenCV's thread pool; a worker
+    forked from that process deadlocked on its first OpenCV call. Local pools now fork from a fresh server."""
+    cv2 = pytest.importorskip("cv2", reason="the [build] extra installs OpenCV")
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from zuhyo.construct.filter.checks import inspect_image
+
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(2)
+    try:
+        big = np.random.default_rng(0).integers(0, 255, (2000, 2000, 3), dtype=np.uint8)
+        cv2.GaussianBlur(big, (31, 31), 0)  # parallel_for: the pool's threads exist now
+    finally:
+        cv2.setNumThreads(threads)
+    images = []
+    for i in range(IN_PROCESS_BELOW + 4):
+        buf = io.BytesIO()
+        Image.fromarray(np.full((600, 800, 3), 20 * i, dtype=np.uint8)).save(buf, format="PNG")
+        images.append(buf.getvalue())
+    out = map_items(inspect_image, images, executor="local")
+    assert [getattr(r, "width", None) for r in out] == [800] * len(images)

@@ -1,0 +1,147 @@
+"""The near-duplicate candidates and verification on real matplotlib charts from bench/chart_corpus.py: a copy
+cropped by a few per cent is its original's nearest candidate among charts of its kind and style; two pies of
+one grey palette whose wedges moved a few degrees are told apart; the batched scoring, in the driver or through
+the executor, agrees with scoring each pair alone; the features computed per image in the workers are the batch
+ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_construct_filter import chart_corpus
+
+pytest.importorskip("matplotlib", reason="the charts are rendered with matplotlib")
+pytest.importorskip("scipy", reason="the [build] extra is needed")
+
+from zuhyo.construct.filter.near_duplicates import (  # noqa: E402
+    DEFAULT_MIN_SCORE,
+    MAX_SOLID,
+    FeatureArrays,
+    candidate_pairs,
+    descriptors,
+    image_features,
+    score_pairs,
+    stack_features,
+    thumbs_array,
+    verified_pairs,
+    verify_pair,
+)
+
+
+def _arrays(images: list[bytes]) -> FeatureArrays:
+    return stack_features([image_features(data) for data in images])
+
+
+def _thumbs(images: list[bytes]) -> np.ndarray:
+    return _arrays(images).thumbs
+
+
+def test_a_cropped_copy_is_the_nearest_candidate_among_charts_of_its_kind_and_style() -> None:
+    cc = chart_corpus()
+    # Corpus item 1399 copies 1389 (a step chart, default style; cropped, resized, JPEG); the others are step
+    # charts of the same style with other data. The whole-image descriptor alone ranked the original below them.
+    assert cc.original_of(1399) == 1389
+    look_alikes = [i for i in range(9, 2000, 60)][:12]
+    assert {cc.kind_style(i) for i in [1389, *look_alikes]} == {("step", "default")}
+    thumbs = _thumbs([cc.render_chart(1389), cc.near_duplicate(1389, seed=1399),
+                      *(cc.render_chart(i) for i in look_alikes)])
+    pairs = candidate_pairs(descriptors(thumbs), neighbours=1)
+    assert [0, 1] in pairs.tolist()
+    assert len(pairs) <= len(thumbs)  # one nearest per image (some shared)
+
+
+def test_pies_of_one_grey_palette_with_moved_wedges_are_not_duplicates_but_the_copy_is() -> None:
+    cc = chart_corpus()
+    # Items 294 and 1314: grayscale pies whose wedge boundaries differ by a few degrees between two close greys
+    # (they scored 0.99 when only the share of differing ink counted); 299 is a planted copy of 294.
+    assert cc.kind_style(294) == cc.kind_style(1314) == ("pie", "grayscale")
+    arrays = _arrays([cc.render_chart(294), cc.render_chart(1314), cc.near_duplicate(294, seed=299)])
+    thumbs = arrays.thumbs
+    assert verify_pair(thumbs[0], thumbs[1]) < DEFAULT_MIN_SCORE
+    assert verify_pair(thumbs[0], thumbs[2]) >= DEFAULT_MIN_SCORE
+    scores, solids = score_pairs(thumbs, arrays.prepared, np.array([[0, 1], [0, 2], [1, 2]]))
+    assert solids[1] <= MAX_SOLID < solids[0]
+    found = verified_pairs(arrays, np.array([[0, 1], [0, 2], [1, 2]]))
+    assert [(p.i, p.j) for p in found] == [(0, 2)]
+    assert found[0].score >= DEFAULT_MIN_SCORE and found[0].solid <= MAX_SOLID and found[0].descriptor_distance > 0
+
+
+def test_batched_scores_agree_with_each_pair_alone_and_through_the_executor() -> None:
+    from dataclasses import replace
+
+    from zuhyo.construct.filter.alignment import prepare
+
+    cc = chart_corpus()
+    items = [0, 4, 8, 60, 64, 68]
+    arrays = _arrays([*(cc.render_chart(i) for i in items), cc.near_duplicate(0, seed=101),
+                      cc.near_duplicate(64, seed=303)])
+    thumbs = arrays.thumbs
+    # What the workers computed per image is what the batch functions compute over all images.
+    assert np.allclose(arrays.descriptors, descriptors(thumbs), atol=1e-6)
+    batch_prep = prepare(thumbs)
+    for field in ("col_profile", "row_profile", "ink"):
+        assert np.allclose(getattr(arrays.prepared, field), getattr(batch_prep, field), atol=1e-4), field
+    pairs = np.array([(i, j) for i in range(len(thumbs)) for j in range(i + 1, len(thumbs))])
+    alone = np.array([verify_pair(thumbs[i], thumbs[j]) for i, j in pairs])
+    batched, _ = score_pairs(thumbs, arrays.prepared, pairs, batch=5)
+    assert np.allclose(batched, alone, atol=1e-9)
+    passed = {tuple(p) for p, s in zip(pairs.tolist(), batched, strict=True) if s >= DEFAULT_MIN_SCORE}
+    assert passed == {(0, 6), (4, 7)}
+    # Through the executor, reading the driver's memory-mapped thumbnails or sent them with each chunk of pairs
+    # (a plain array, as for Ray): the same pairs.
+    assert isinstance(thumbs, np.memmap)
+    for source in (arrays, replace(arrays, thumbs=np.array(thumbs))):
+        found = verified_pairs(source, pairs, executor="local", chunk=2)
+        assert {(p.i, p.j) for p in found} == passed
+
+
+def test_the_thumbnails_memory_map_is_removed_with_the_array() -> None:
+    import gc
+    from pathlib import Path
+
+    cc = chart_corpus()
+    thumbs = _thumbs([cc.render_chart(1), cc.render_chart(2)])
+    path = Path(str(thumbs.filename))  # type: ignore[attr-defined]
+    assert path.is_file() and np.load(path, mmap_mode="r").shape == (2, 128, 128, 3)
+    del thumbs
+    gc.collect()
+    assert not path.exists()
+    assert thumbs_array([]).shape == (0, 128, 128, 3)
+
+
+def test_star_clusters_centre_on_the_image_most_pairs_share_and_never_chain() -> None:
+    from zuhyo.construct.filter.near_duplicates import PairEvidence, clusters
+
+    def pair(i: int, j: int, score: float) -> PairEvidence:
+        return PairEvidence(i, j, 0.1, score)
+
+    # 1 is an original with copies 0 and 2 (its strongest pair is with 0; 0 and 2, cropped differently, do not
+    # verify): one group around 1, whatever the indices. 3~4~5~6 is a chain of look-alikes: 5 (two pairs, the
+    # larger sum) centres a group with 4 and 6; 3, paired only with 4, is left alone: the chain is never one group.
+    found = clusters(8, [pair(0, 1, 0.99), pair(1, 2, 0.90), pair(3, 4, 0.95), pair(4, 5, 0.90),
+                         pair(5, 6, 0.97)])
+    assert found == [[0, 1, 2], [4, 5, 6]]
+    assert clusters(3, []) == []
+
+
+def test_thumbnails_are_area_means_composited_on_white() -> None:
+    import io
+
+    from PIL import Image
+
+    from zuhyo.construct.filter.near_duplicates import THUMB, thumbnail
+    from zuhyo.images.verify import on_white
+
+    chart = Image.open(io.BytesIO(chart_corpus().render_chart(3))).convert("RGB")  # 800x600
+    exact = np.asarray(chart.resize((THUMB, THUMB), Image.Resampling.BOX), dtype=np.int16)
+    ours = thumbnail(chart).astype(np.int16)
+    assert ours.shape == (THUMB, THUMB, 3)
+    assert np.abs(ours - exact).mean() < 2.0  # halving then one area resize: within a level or two on average
+    # A transparent chart (ink on nothing, as matplotlib's transparent=True saves it) is seen on white.
+    rgba = np.asarray(chart.convert("RGBA")).copy()
+    rgba[..., 3] = 255 - np.asarray(chart.convert("L"))  # ink opaque, white fully transparent
+    rgba[..., :3] = 0
+    transparent = Image.fromarray(rgba, "RGBA")
+    seen = thumbnail(on_white(transparent)).astype(np.int16)
+    assert np.abs(thumbnail(transparent).astype(np.int16) - seen).max() <= 1
+    assert thumbnail(transparent)[0, 0].tolist() == [255, 255, 255]
