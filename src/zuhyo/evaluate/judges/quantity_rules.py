@@ -255,7 +255,7 @@ def compare_ranges(question: str, ref: str, ans: str) -> Match | None:
         return Match("undecided", "the reference is a range, the answer one value")
     ref_q = parse_quantity(ref)
     if ans_range and ref_q is not None:
-        if ref_q.unit in SPAN_UNITS or ref_q.bound or ref_q.approx:
+        if ref_q.unit.endswith(SPAN_UNITS) or ref_q.bound or ref_q.approx:
             return Match("undecided", f"a range against {ref_q.unit or 'a bounded value'} (itself a span)")
         return Match("incorrect", "the answer gives a range for one reference value (a hedge)")
     return None
