@@ -78,7 +78,7 @@ def test_candidate_splitting_is_not_fooled_by_words_with_ka() -> None:
     ("何人か。", "1,200万人", "thirteen million people", "incorrect"),
     ("何羽か。", "9羽", "eight", "incorrect"),
     ("割合は。", "50%", "半分", "correct"),
-    ("割合は。", "半数", "50%", "correct"),
+    ("割合は。", "半数", "50.0%", "correct"),
     ("割合は。", "75%", "three quarters", "correct"),
     ("割合は。", "半分", "40%", "incorrect"),
 ])
