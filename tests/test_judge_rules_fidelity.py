@@ -162,6 +162,10 @@ GUARDS = [
     ("どこか。", "兵庫県", "大阪府が最も多く、次いで兵庫県", "undecided"),
     ("最も多い業種は。", "建設業", "建設業は2番目に多い", "undecided"),
     ("最も多い業種は。", "建設業", "建設業ではない", "undecided"),
+    ("何件か。", "350件", "350件から400件に増加", "undecided"),  # a change, not a range of one unit
+    ("どの国か。", "中国", "中国地方", "undecided"),  # a region, not the country
+    ("どこが最も多いか。", "大阪府", "大阪市が最も多い", "undecided"),  # a city, not the prefecture
+    ("何人か。", "1,000人", "one thousand people or more", "undecided"),  # "or more" is a bound, not a choice
 ]
 
 

@@ -17,6 +17,8 @@ import re
 
 _OR_WORDS = re.compile(r"\s*(?:または|もしくは|あるいは|ないしは|又は|若しくは|或いは|\bor\b)\s*")
 _EITHER = re.compile(r"^(?:either|whether)\s+")
+_BOUND_ALTERNATIVE = re.compile(r"^(?:more|less|fewer|so|above|below|higher|lower|greater|smaller|over|under|"
+                                r"later|earlier|それ以上|それ以下|それ以上の|それ未満)$")
 _CHOICE_TAIL = re.compile(r"(?:の)?(?:どちらか(?:一方)?|いずれか|どれか|のどちら)$|か$")
 # "か" between two candidates: after a digit, kanji, katakana or a unit, before a digit, kanji or katakana, and
 # not the counter か of か月/か国/か所/か年/か条/か村.
@@ -58,7 +60,7 @@ def split_candidates(text: str) -> list[str] | None:
         if len(parts) < 2 or any(p.endswith(_KA_WORDS) for p in parts[:-1]):
             return None
     parts = [_CHOICE_TAIL.sub("", p).strip(" ,、") for p in parts]
-    if any(not p or len(p) > 30 for p in parts):
+    if any(not p or len(p) > 30 or _BOUND_ALTERNATIVE.match(p) for p in parts):  # "1000 or more": a bound
         return None
     unit = _trailing_unit(parts[-1])
     return [p + unit if unit and re.fullmatch(r"[0-9.,]+", p) else p for p in parts]

@@ -62,7 +62,9 @@ for _c, _aliases in _COUNTRIES.items():
     for _name in (_c, *_aliases):
         _NAMES[_name] = ("country", _c)
 _JA_NAMES = sorted((n for n in _NAMES if not n.isascii() and len(n) >= 2), key=len, reverse=True)
-_IN_TEXT = re.compile("|".join(re.escape(n) for n in _JA_NAMES))
+_IN_TEXT = re.compile("(?:" + "|".join(re.escape(n) for n in _JA_NAMES) + ")"
+                      r"(?!地方|地域|エリア|ブロック|四国|方面|市|区|町|村|郡|人|語|系|産|製|側)")
+"""A name in text, not a region, city or adjective (中国地方, 大阪市, 中国製)."""
 
 
 def entity_of(text: str) -> tuple[str, str] | None:

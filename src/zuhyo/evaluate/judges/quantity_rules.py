@@ -238,7 +238,9 @@ def _range_of(text: str) -> tuple[Quantity, Quantity] | None:
     if ends is None:
         return None
     a, b = parse_quantity(ends[0]), parse_quantity(ends[1])
-    return (a, b) if a is not None and b is not None else None
+    if a is None or b is None or a.unit != b.unit or (a.unit and not is_known_unit(a.unit)):
+        return None  # 350件から400件に増加: not a range of one unit
+    return a, b
 
 
 def compare_ranges(question: str, ref: str, ans: str) -> Match | None:
