@@ -77,7 +77,7 @@ class AstroChartJudge:
         self.extractor = LLMValueExtractor(backend, attempts=attempts) if backend is not None else None
         self.id = "astrochart" + (f":{backend.spec}" if backend is not None else "")
         extractor = f"+{self.extractor.version}" if self.extractor is not None else ""
-        self.prompt_version = (f"astrochart-2+{self.prompt.name}-{self.prompt.version}+{self.prompt_ref.name}-"
+        self.prompt_version = (f"astrochart-3+{self.prompt.name}-{self.prompt.version}+{self.prompt_ref.name}-"
                                f"{self.prompt_ref.version}{extractor}")
 
     async def judge(self, item: JudgeInput) -> Verdict:
