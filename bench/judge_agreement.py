@@ -12,12 +12,20 @@ Pairs are built from the bundled benchmarks (sample-ja, sample-astro choice/nume
 - ``wrong_number``: every number in the reference changed;  truth = incorrect
 - ``wrong_other``: another sample's reference;              truth = incorrect
 
+**Hand-labelled pairs** (``bench/judge_pairs_ja.jsonl``, issue 21): Japanese white-paper-style questions with
+model-like answers written for this bench (not the unit tests' cases) and a verdict labelled by hand: surface
+variants, magnitudes, hedges (約, 程度), alternatives (3か4), ranges, sentences, English answers, derivations.
+Each row has ``split``: ``tune`` (rules were developed against it) or ``heldout`` (never looked at while tuning);
+both are reported separately: accuracy on decided pairs, coverage (decided share) and the number of false
+"correct" verdicts (a wrong answer called correct: the worst error a judge can make).
+
 CoT kinds reach the judge as the scoring stage passes them (``--answer-cleaning faithful``, the default), the
 others as given. Prints, per pair kind and overall: decided share, accuracy on decided pairs, undecided count; with
 ``--llm SPEC`` (an OpenAI-compatible endpoint, e.g. ``openai:gpt-5.1@https://…/v1``) also the LLM judge's
 accuracy and Cohen's kappa between rules and LLM on the pairs rules decided.
 
     python bench/judge_agreement.py [--llm openai:<model>@<url>] [--answer-cleaning lenient] [--json]
+        [--pairs bench/judge_pairs_ja.jsonl] [--show-errors]
 """
 
 from __future__ import annotations
@@ -27,12 +35,48 @@ import asyncio
 import json
 import re
 from collections import Counter, defaultdict
+from pathlib import Path
 
 from zuhyo.benchmarks.base import load_benchmark
 from zuhyo.evaluate.judges.answer_extraction import scored_answer
 from zuhyo.evaluate.judges.base import JudgeInput, JudgeOptions, build_judge
 from zuhyo.evaluate.prompting import prompt_family
 from zuhyo.schema import Sample
+
+PAIRS = Path(__file__).with_name("judge_pairs_ja.jsonl")
+
+
+def load_labelled(path: Path) -> list[dict[str, str]]:
+    """The hand-labelled pairs: id, split (tune | heldout), question, reference, response, label, prompt."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for r in rows:
+        if r["label"] not in ("correct", "incorrect") or r["split"] not in ("tune", "heldout"):
+            raise ValueError(f"{path}: bad label or split in {r['id']}")
+    return rows
+
+
+def labelled_figures(rows: list[dict[str, str]], verdicts: list[str]) -> dict[str, dict[str, float | int | None]]:
+    """Per split and overall: pairs, decided, coverage, accuracy on decided, false 'correct' and 'incorrect'."""
+    out: dict[str, dict[str, float | int | None]] = {}
+    for split in ("tune", "heldout", "all"):
+        pick = [(r, v) for r, v in zip(rows, verdicts, strict=True) if split in ("all", r["split"])]
+        decided = [(r, v) for r, v in pick if v in ("correct", "incorrect")]
+        right = sum(v == r["label"] for r, v in decided)
+        out[split] = {"pairs": len(pick), "decided": len(decided),
+                      "coverage": round(len(decided) / len(pick), 4) if pick else None,
+                      "accuracy_on_decided": round(right / len(decided), 4) if decided else None,
+                      "false_correct": sum(v == "correct" and r["label"] == "incorrect" for r, v in decided),
+                      "false_incorrect": sum(v == "incorrect" and r["label"] == "correct" for r, v in decided)}
+    return out
+
+
+async def judge_labelled(spec: str, rows: list[dict[str, str]], cleaning: str = "faithful") -> list[str]:
+    """The verdict of judge ``spec`` on each labelled pair (answers cleaned as the scoring stage does)."""
+    samples = [Sample(id=r["id"], benchmark="judge-pairs-ja", question=r["question"], answers=[r["reference"]])
+               for r in rows]
+    pairs = [("cot" if r.get("prompt", "direct") != "direct" else "direct", s, r["response"], r["label"] == "correct")
+             for r, s in zip(rows, samples, strict=True)]
+    return await judge_all(spec, pairs, cleaning)
 
 
 def _bump_numbers(text: str) -> str | None:
@@ -69,7 +113,7 @@ async def judge_all(spec: str, pairs: list[tuple[str, Sample, str, bool]], clean
     try:
         sem = asyncio.Semaphore(16)
 
-        async def one(kind: str, s: Sample, response: str) -> str:
+        async def one(kind: str, s: Sample, response: str) -> str:  # kind "cot…": a CoT reply
             answer = scored_answer(response, "cot" if kind.startswith("cot") else "direct", prompt_family(s), cleaning)
             async with sem:
                 v = await judge.judge(JudgeInput(question=s.question, references=tuple(s.answers),
@@ -96,6 +140,8 @@ def main() -> None:
     ap.add_argument("--llm", help="model spec of an LLM judge to compare with (needs a reachable endpoint)")
     ap.add_argument("--answer-cleaning", choices=["faithful", "lenient"], default="faithful")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--pairs", type=Path, default=PAIRS, help="hand-labelled pairs (JSONL)")
+    ap.add_argument("--show-errors", action="store_true", help="list the tune split's wrong and undecided pairs")
     args = ap.parse_args()
     samples = load_benchmark("sample-ja").samples
     samples += [s for s in load_benchmark("sample-astro").samples
@@ -121,6 +167,9 @@ def main() -> None:
               "rules": {"decided_share": round(decided / len(pairs), 4),
                         "accuracy_on_decided": round(tot["right"] / decided, 4) if decided else None,
                         "undecided": tot["undecided"]}}
+    labelled = load_labelled(args.pairs)
+    verdicts = asyncio.run(judge_labelled("rules", labelled, args.answer_cleaning))
+    result["labelled"] = labelled_figures(labelled, verdicts)
     if args.llm:
         llm = asyncio.run(judge_all(f"llm:{args.llm}", pairs, args.answer_cleaning))
         both = [(r == "correct", m == "correct") for r, m in zip(rules, llm, strict=True)
@@ -138,6 +187,16 @@ def main() -> None:
         print(f"{kind:<14}{r['pairs']:>7}{r['decided']:>9}{r['undecided']:>11}{acc:>14}")
     print(f"rules overall: decided {result['rules']['decided_share']:.1%}, accuracy on decided "
           f"{result['rules']['accuracy_on_decided']}")
+    print(f"\nhand-labelled pairs ({args.pairs.name}), rules judge:")
+    print(f"{'split':<9}{'pairs':>7}{'decided':>9}{'coverage':>10}{'acc(decided)':>14}{'false correct':>15}"
+          f"{'false incorrect':>17}")
+    for split, f in result["labelled"].items():
+        print(f"{split:<9}{f['pairs']:>7}{f['decided']:>9}{f['coverage']:>10.3f}{f['accuracy_on_decided']:>14.3f}"
+              f"{f['false_correct']:>15}{f['false_incorrect']:>17}")
+    if args.show_errors:  # the tune split only: the held-out split is not looked at while tuning
+        for r, v in zip(labelled, verdicts, strict=True):
+            if r["split"] == "tune" and v != r["label"]:
+                print(f"  {r['id']} {v:<10} label={r['label']:<10} {r['reference']!r} vs {r['response']!r}")
     if "llm" in result:
         print(f"llm: {result['llm']}")
     if args.json:

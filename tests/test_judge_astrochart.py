@@ -177,3 +177,22 @@ async def test_open_item_without_key_points_has_them_extracted_by_the_judge() ->
     v = await AstroChartJudge(backend).judge(_item(s, "The T = 10000 K curve is blue."))
     assert v.decided_by == "astro_keypoints" and v.score == 1.0 and v.reason == "same colour (after 1 unusable reply)"
     assert "[reference answer]: blue" in backend.requests[0].prompt and "reference_points" in backend.requests[0].prompt
+
+
+async def test_no_model_fewer_values_score_zero_as_algorithm_3_steps_5_6() -> None:
+    """DomainCQA Algorithm 3 steps 5-6: fewer predicted values than reference values (or none) → S_final = 0. Such
+    replies were undecided, so a model that declined or gave only some values left the mean (issue 21)."""
+    s = Sample(id="p2", benchmark="astrochart", question="What are the two peak velocities (km/s)?",
+               answers=["200, 350"], astro=AstroMeta(qa_type="FQA", category="Data", aspect="Point", axis_min=0,
+                                                     axis_max=500))
+    for response in ("The chart does not show it.", "Answer: 200 km/s"):
+        v = await build_judge("astrochart").judge(_item(s, response))
+        assert v.verdict == "incorrect" and v.score == 0.0 and "steps 5-6" in v.reason, v.reason
+
+
+async def test_no_model_derivation_reads_the_result_after_the_last_equals() -> None:
+    s = Sample(id="c2", benchmark="astrochart", question="How much hotter is star A than star B (K)?",
+               answers=["1500"], astro=AstroMeta(qa_type="FQA", category="Data", aspect="Calculation"))
+    reply = "Star A is 6000 K and B is 4500 K.\nAnswer: 6000 K - 4500 K = 1500 K"
+    v = await build_judge("astrochart").judge(_item(s, reply))
+    assert v.decided_by == "astro_exact" and v.score == 1.0, v.reason

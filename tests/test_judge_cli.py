@@ -136,8 +136,8 @@ def test_llm_and_cascade_judges_against_a_local_server(judge_server: JudgeServer
     pairs = tmp_path / "p.jsonl"
     pairs.write_text(json.dumps({"question": "何年か。", "reference": "令和5年", "response": "2023年"},
                                 ensure_ascii=False) + "\n" +
-                     json.dumps({"question": "国名は。", "reference": "米国", "response": "アメリカ"},
-                                ensure_ascii=False) + "\n", encoding="utf-8")
+                     json.dumps({"question": "地域は。", "reference": "米国本土", "response": "アメリカ"},
+                                ensure_ascii=False) + "\n", encoding="utf-8")  # a synonym: rules undecided
     before = len(judge_server.requests)
     out = run_cli("judge", "--input", str(pairs), "--judge", f"cascade:{spec}", "--json")
     assert out.returncode == 0, out.stderr

@@ -102,7 +102,7 @@ async def test_cascade_asks_the_llm_only_when_rules_are_undecided() -> None:
     wrong = await cascade.judge(JudgeInput(question="何年か。", references=("2019年",), response="2018年"))
     assert wrong.verdict == "incorrect" and wrong.decided_by == "rules"
     assert backend.requests == []
-    synonym = await cascade.judge(JudgeInput(question="国名は。", references=("米国",), response="アメリカ"))
+    synonym = await cascade.judge(JudgeInput(question="業種は。", references=("情報通信業",), response="IT産業"))
     assert synonym.verdict == "correct" and synonym.decided_by == "llm"
     assert "rules undecided" in synonym.reason
     assert len(backend.requests) == 1

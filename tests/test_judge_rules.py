@@ -33,8 +33,6 @@ CORRECT = [
     ("増加幅は。", "5ポイント", "5pt"),
     ("割合は。", "12.3%", "12.34%"),
     ("人数は。", "1.2万人", "12,345人"),
-    ("人数は。", "約100万人", "98万人"),
-    ("人数は。", "100万人程度", "103万人"),
     ("伸び率は。", "△1.2%", "-1.2%"),
     ("増えているか。", "はい", "Yes"),
     ("増えているか。", "いいえ", "No."),
@@ -115,11 +113,13 @@ INCORRECT = [
 ]
 
 UNDECIDED = [
-    ("国名は。", "米国", "アメリカ"),
+    ("業種は。", "情報通信業", "IT産業"),
+    # A reference that is itself approximate: the chart's printed value is unknown (issue 21).
+    ("人数は。", "約100万人", "98万人"),
+    ("人数は。", "100万人程度", "103万人"),
     ("増加幅は。", "5ポイント", "5%"),
     ("人数は。", "100人以上", "100人"),
     ("理由は。", "高齢化が進み、医療費が増加したため。", "医療費が増えたから"),
-    ("割合は。", "25%", "2020年は25%で最も高い"),
     ("割合は。", "0.5", "50%"),
     # When in doubt, undecided: a direction the question contradicts, a change the question did not ask for.
     ("何ポイント上昇したか。", "3.2ポイント", "3.2ポイント低下"),
@@ -157,7 +157,7 @@ def test_multiple_references_any_matches() -> None:
     assert judge_rules("q", ["2018年", "2019年"], "2019年").verdict == "correct"
     assert judge_rules("q", ["2018年", "2019年"], "2020年").verdict == "incorrect"
     # an undecided reference beats an incorrect one when none is correct
-    assert judge_rules("q", ["2018年", "米国"], "アメリカ").verdict == "undecided"
+    assert judge_rules("q", ["2018年", "情報通信業"], "IT産業").verdict == "undecided"
 
 
 def test_empty_answer_is_incorrect_and_reason_is_given() -> None:

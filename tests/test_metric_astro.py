@@ -54,8 +54,6 @@ def test_several_references_and_more_predictions_pair_the_mean_with_each_referen
 def test_metric_parses_values_from_the_response() -> None:
     s = _sample("2.0×10^3", 0, 1e4)
     assert astro_numeric(s, "The peak is about 2,100.") == pytest.approx(0.99)
-    with pytest.raises(UndecidedValues, match="astrochart/n1: found 0 value"):  # undecided, never 0
-        astro_numeric(s, "no idea")
     log_s = _sample("1e-3", 1e-6, 1, log=True)
     assert astro_numeric(log_s, "roughly 1.1 \\times 10^{-3}") == pytest.approx(1 - math.log10(1.1) / 6)
 
@@ -107,13 +105,58 @@ def test_values_are_extracted_from_the_answer(question: str, reference: str, lo:
     assert astro_numeric(s, response) == pytest.approx(score)
 
 
-@pytest.mark.parametrize(("question", "response"), [
-    ("What is the flux?", "At z = 0.5 the flux is 3 mJy."),  # two candidate values for one reference
-    ("What is the flux?", "I cannot read it."),
+def test_values_that_cannot_be_isolated_are_undecided_not_zero() -> None:
+    with pytest.raises(UndecidedValues):  # two candidate values for one reference
+        astro_numeric(_sample("3", 0, 10, question="What is the flux?"), "At z = 0.5 the flux is 3 mJy.")
+
+
+# DomainCQA Appendix G.1, Algorithm 3 steps 5-6: "if Number of reference values > Number of predicted values then
+# return S_final = 0". A reply with fewer values than the reference, or none, scores 0; it used to be undecided and
+# left the mean (issue 21, item 2).
+@pytest.mark.parametrize(("reference", "response"), [
+    ("3", "I cannot read it."),  # no value at all: step 5 (1 > 0) → step 6
+    ("3", "no idea"),
+    ("3", "The flux cannot be determined from the chart."),
+    ("10, 20", "Answer: 10"),  # one value for two: step 5 (2 > 1) → step 6, even though 10 is right
+    ("10, 20", "The lower bound is 10."),
+    ("10, 20, 30", "Answer: 10 and 20"),
+    ("3", "Reading the axis at 2 and 4...\nAnswer: cannot tell"),  # the answer line abstains
 ])
-def test_values_that_cannot_be_isolated_are_undecided_not_zero(question: str, response: str) -> None:
+def test_algorithm_3_steps_5_6_fewer_values_score_zero(reference: str, response: str) -> None:
+    assert astro_numeric(_sample(reference, 0, 100, question="What are the values?"), response) == 0.0
+
+
+def test_algorithm_3_every_step_matches_hand_computation() -> None:
+    cases = [
+        ("10, 20", "Answer: 11", 0.0),  # steps 5-6: 2 reference values > 1 predicted → S_final = 0
+        ("10", "Answer: 8 to 14", 0.99),  # steps 7-8: the mean of the predictions, (8 + 14) / 2 = 11, R = 1/100
+        ("10, 20", "Answer: 11, 25", (0.99 + 0.95) / 2),  # steps 10-20: pairs in order, (1 − R_i)·I(1 − R_i > 0.9)
+        ("10, 20", "Answer: 11, 31", 0.99 / 2),  # 1 − R = 0.89 for the second pair: I(·) = 0
+    ]
+    for reference, response, score in cases:
+        assert astro_numeric(_sample(reference, 0, 100), response) == pytest.approx(score), (reference, response)
+
+
+# DomainCQA Appendix G.1, data derivation: "an LLM extracts numerical values, and correctness is determined by exact
+# numerical matching". Without a model the value after the last '=' is the answer's (issue 21, item 3).
+@pytest.mark.parametrize(("reference", "response"), [
+    ("1500", "Answer: 6000 K - 4500 K = 1500 K"),  # was 0: three values on the answer line
+    ("1500 K", "The difference is 6000 - 4500 = 1500 K. So the hotter star is 1500 K hotter."),
+    ("2", "Answer: 12 / 6 = 2"),
+])
+def test_derivation_reads_the_value_after_the_last_equals(reference: str, response: str) -> None:
+    s = Sample(id="d", benchmark="astrochart", question="By how much do they differ?", answers=[reference])
+    assert astro_exact(s, response) == 1.0
+    wrong = response.replace(f"= {reference.split()[0]}", "= 7")
+    assert astro_exact(s, wrong) == 0.0  # a wrong result stays wrong
+
+
+def test_derivation_result_not_isolated_is_undecided_never_zero() -> None:
+    s = Sample(id="d", benchmark="astrochart", question="What are the two counts?", answers=["3, 5"])
+    with pytest.raises(UndecidedValues, match="after the last '='"):  # one value after '=' for two references
+        astro_exact(s, "Answer: a = 3, b = 5")
     with pytest.raises(UndecidedValues):
-        astro_numeric(_sample("3", 0, 10, question=question), response)
+        astro_exact(Sample(id="d", benchmark="astrochart", question="q", answers=["7"]), "Answer: 3 + 4 = x")
 
 
 def test_exact_derivation_extracts_values() -> None:

@@ -7,8 +7,9 @@ else derived from category/aspect):
   derivation: exact numeric match). The values are extracted first (Algorithm 3 step 4; "an LLM extracts numerical
   values"): with a model spec by the LLM value extractor for every numeric item
   (:mod:`~zuhyo.evaluate.judges.value_extractor`; an unusable reply after its retries → *unscored*), without one by
-  the deterministic extractor (:mod:`~zuhyo.evaluate.judges.numeric_values`; values it cannot isolate →
-  *undecided*). The deterministic extraction is also computed beside the LLM's and shown in the reason as the
+  the deterministic extractor (:mod:`~zuhyo.evaluate.judges.numeric_values`: fewer values than the reference, or
+  none, → 0 as Algorithm 3 steps 5–6 say; values it cannot tell apart → *undecided*; derivations read after the
+  last ``=``). The deterministic extraction is also computed beside the LLM's and shown in the reason as the
   first guess. Bad metadata (no axis range, a reference without a number) → *unscored*, naming the item;
 - ``choice`` → the chosen option against the reference option (:func:`~zuhyo.evaluate.judges.astro_routing.
   match_choice`: a label, the option text, or a sentence naming one option);
@@ -76,7 +77,7 @@ class AstroChartJudge:
         self.extractor = LLMValueExtractor(backend, attempts=attempts) if backend is not None else None
         self.id = "astrochart" + (f":{backend.spec}" if backend is not None else "")
         extractor = f"+{self.extractor.version}" if self.extractor is not None else ""
-        self.prompt_version = (f"astrochart-2+{self.prompt.name}-{self.prompt.version}+{self.prompt_ref.name}-"
+        self.prompt_version = (f"astrochart-3+{self.prompt.name}-{self.prompt.version}+{self.prompt_ref.name}-"
                                f"{self.prompt_ref.version}{extractor}")
 
     async def judge(self, item: JudgeInput) -> Verdict:
@@ -101,7 +102,8 @@ class AstroChartJudge:
             raise DataError(f"{sample.key}: numeric retrieval needs axis_min and axis_max (Algorithm 3 divides by "
                             "the axis range)")
         text = _full(item)
-        references, guesses = deterministic_extractions(sample.model_copy(update={"question": item.question}), text)
+        references, guesses = deterministic_extractions(sample.model_copy(update={"question": item.question}), text,
+                                                        derivation=kind == "numeric_exact")
         llm: Extraction | None = None
         if self.extractor is not None:
             llm = await self.extractor.extract(item.question, text)

@@ -18,7 +18,8 @@ def sample_for(item: JudgeInput) -> Sample:
 class MetricJudge:
     """Scores with a pure metric; a metric that does not apply (None) gives an unscored verdict."""
 
-    prompt_version = "metric-1"
+    prompt_version = "metric-2"
+    """Bumped when a metric's scoring changes (2: Algorithm 3 steps 5-6 zeros, derivations after the last '=')."""
 
     def __init__(self, name: str, fn: MetricFn) -> None:
         self.name = name

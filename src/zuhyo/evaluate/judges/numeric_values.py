@@ -16,14 +16,25 @@ first guess recorded beside the LLM's. It does not read every number in the repl
   catalogue and figure names (``NGC 4258``, ``HD 209458``, ``Figure 3``, ``panel 2``), spectral lines with their
   wavelength (``H-alpha 6563 Å``, ``[O III] 5007``, unless the question asks for a wavelength), uncertainties
   (``± 0.2``, ``^{+0.3}_{-0.2}``) and list numbers at the start of a line.
-- **Counts written as words** (``three curves``) are read when the text has no digits ("one of" is not a count).
+- **Counts written as words** (``three curves``, ``twenty-one``; the parser shared with the rules judge,
+  :mod:`~zuhyo.evaluate.judges.english_numbers`) are read when the text has no digits ("one of" is not a count).
 - **The question's own numbers** (``At 300 Mpc …`` for a question about 300 Mpc) are dropped when enough values
   remain without them.
 
-Counting (Algorithm 3 steps 5–8 act on the extracted values): in the final-answer line every value counts, so a
-range answers one reference with two values (their mean is scored) and a line with fewer values than references
-scores 0. In free text the extractor must isolate exactly as many values as the reference has (or a single range
-for one reference); otherwise the item is **undecided** — unscored without a model, never 0.
+Counting (Algorithm 3 steps 5–8 act on the extracted values):
+
+- **Fewer values than the reference, or none** (an abstention such as "I cannot read it", or an answer line
+  that gives only some of the values) → the values found are returned and scored: Algorithm 3 steps 5–6 give
+  0, and exact matching (data derivation) gives 0. An ``Answer:`` line without a value is passed over for the
+  whole reply unless it abstains.
+- In the final-answer line every value counts, so a range answers one reference with two values (their mean is
+  scored) and "3 or 4" for a count of 3 is not an exact match.
+- In free text the extractor must isolate exactly as many values as the reference has (or a single range for
+  one reference); when it finds more, the item is **undecided** — unscored without a model, never 0.
+- **Derivation items** (``derivation=True``; DomainCQA G.1 "an LLM extracts numerical values" for data derivation):
+  a segment with an ``=`` (or ≈) is read after its last one, up to the end of that sentence —
+  ``Answer: 6000 K - 4500 K = 1500 K`` → 1500 K, not three values. When that part holds a different number of
+  values than the reference, the item is undecided (never 0 for a result the rules could not isolate).
 """
 
 from __future__ import annotations
@@ -33,8 +44,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from zuhyo.evaluate.judges.answer_extraction import clean_answer, extract_final_answer
+from zuhyo.evaluate.judges.abstention import is_abstention
+from zuhyo.evaluate.judges.answer_extraction import clean_answer, extract_final_answer, normalize_text
 from zuhyo.evaluate.judges.astro_units import UNIT, Unit, convert, parse_unit
+from zuhyo.evaluate.judges.english_numbers import find_number_words
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _LATEX = [(r"\\times", "×"), (r"\\cdot", "·"), (r"\\AA\b", "Å"), (r"\\odot", "⊙"), (r"\\sun", "⊙"),
@@ -68,9 +81,8 @@ _LINE_NAME = re.compile(
     r"(?![A-Za-z])\s?(?:λ\s?)?(?=\d)")
 _UNCERTAINTY = re.compile(r"±\s*")
 _LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s+(?=\D)", re.MULTILINE)
-_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
-_NUMBER_WORD = re.compile(rf"\b({'|'.join(_WORDS)})\b(?!\s+of\b)", re.IGNORECASE)
+_EQUALS = re.compile(r"[=≈]")
+_SENTENCE_END = re.compile(r"\n|[.;](?=\s|$)")
 _ASKED_UNIT = re.compile(rf"(?:\(|\[|\bin\s+(?:units\s+of\s+)?)\s*(?P<unit>{UNIT})\s*(?:\)|\]|[?.,]|\s*$)")
 
 
@@ -223,12 +235,23 @@ def _is_range(text: str, values: list[Quantity]) -> bool:
 
 def _number_words(text: str) -> list[Quantity]:
     """Counts written as words ("There are three curves."), read only when a text has no digits at all."""
-    return [Quantity(float(_WORDS.index(m.group(1).lower())), None, m.start(), m.end())
-            for m in _NUMBER_WORD.finditer(text)]
+    return [Quantity(float(value), None, start, end) for value, start, end in find_number_words(text.lower())]
 
 
-def extract_values(response: str, question: str, n_refs: int, unit: Unit | None = None) -> Extraction:
-    """The values ``response`` gives as its answer, for a reference with ``n_refs`` values (see module doc)."""
+def _after_last_equals(text: str) -> str | None:
+    """The result of a derivation: the text after the last ``=`` (or ≈) up to the end of its sentence; None
+    without one."""
+    parts = _EQUALS.split(text)
+    if len(parts) < 2:
+        return None
+    end = _SENTENCE_END.search(parts[-1])
+    return parts[-1][:end.start()] if end else parts[-1]
+
+
+def extract_values(response: str, question: str, n_refs: int, unit: Unit | None = None,
+                   derivation: bool = False) -> Extraction:
+    """The values ``response`` gives as its answer, for a reference with ``n_refs`` values (see module doc);
+    ``derivation`` reads the value after the last ``=`` (data derivation items)."""
     if n_refs < 1:
         raise ValueError("the reference has no value")
     asks_wavelength = bool(re.search(r"wavelength|λ|lambda", question, re.IGNORECASE))
@@ -241,8 +264,16 @@ def extract_values(response: str, question: str, n_refs: int, unit: Unit | None 
     segments.append(("response", response))
     for source, segment in segments:
         text = prepare(segment)
+        result = _after_last_equals(text) if derivation else None
+        if result is not None:
+            found = _pick_restatement(find_quantities(result, keep_line_wavelengths=asks_wavelength), unit)
+            listed = ", ".join(str(q) for q in found) or "none"
+            if len(found) == n_refs:
+                return Extraction(tuple(found), source, f"values after the last '=' in the {source}: {listed}")
+            return Extraction(None, source, f"found {len(found)} value(s) ({listed}) after the last '=' in the "
+                                            f"{source} for {n_refs} reference value(s)")
         found = _pick_restatement(find_quantities(text, keep_line_wavelengths=asks_wavelength), unit)
-        if not found and source == "answer line":
+        if not found and source == "answer line" and not is_abstention(normalize_text(segment)):
             continue
         found = found or _number_words(text)
         kept = [q for q in found if not _restates(q, asked)]
@@ -250,9 +281,10 @@ def extract_values(response: str, question: str, n_refs: int, unit: Unit | None 
         if n_refs == 1 and _is_range(text, values) and values[0].unit is None:  # "20 to 22 km/s"
             values = [Quantity(values[0].value, values[1].unit, values[0].start, values[0].end), values[1]]
         listed = ", ".join(str(q) for q in values) or "none"
-        if len(values) < n_refs:
-            return Extraction(None, source, f"found {len(values)} value(s) ({listed}) in the {source} for "
-                                            f"{n_refs} reference value(s)")
+        if len(values) < n_refs:  # Algorithm 3 steps 5-6: fewer predicted values than reference values
+            return Extraction(tuple(values), source, f"found {len(values)} value(s) ({listed}) in the {source} for "
+                                                     f"{n_refs} reference value(s): fewer values score 0 "
+                                                     "(Algorithm 3 steps 5-6)")
         if source == "answer line" or len(values) == n_refs or (n_refs == 1 and _is_range(text, values)):
             return Extraction(tuple(values), source, f"values from the {source}: {listed}")
         return Extraction(None, source, f"cannot isolate {n_refs} value(s) among {len(values)} in the {source} "

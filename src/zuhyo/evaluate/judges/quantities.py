@@ -16,16 +16,20 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
+from zuhyo.evaluate.judges.english_numbers import NUMBER_WORDS, SCALES, parse_fraction_words, parse_number_words
 from zuhyo.evaluate.judges.japanese_numbers import BIG_UNITS, KANJI_DIGITS, SMALL_UNITS, parse_japanese_number
 
-_APPROX_PREFIX = re.compile(r"^(?:約|およそ|おおよそ|概ね|おおむね|ほぼ|大体|だいたい"
-                            r"|approximately|approx\.?|about|around|roughly|nearly|~)\s*")
-_APPROX_SUFFIX = re.compile(r"(?:程度|前後|ほど|くらい|ぐらい|弱|強|余り|あまり)$")
+_APPROX_PREFIX = re.compile(r"^(?:約|およそ|おおよそ|概ね|おおむね|ほぼ|大体|だいたい|凡そ"
+                            r"|approximately|approx\.?|about|around|roughly|nearly|almost|more or less|~)\s*")
+_APPROX_SUFFIX = re.compile(r"\s*(?:程度|前後|ほど|くらい|ぐらい|弱|強|余り|あまり|or so)$")
+_ORDINAL_PREFIX = re.compile(r"^第\s*(?=[0-9" + "".join(KANJI_DIGITS) + "".join(SMALL_UNITS) + r"])")
+_HALF = ("半分", "半数", "半")
+_COMPOUND = re.compile(r"^(?P<first>[0-9]+(?:\.[0-9]+)?[^\s0-9.,半]{1,4}?)(?:(?P<half>半)|"
+                       r"(?P<second>[0-9]+(?:\.[0-9]+)?[^\s0-9.,]{1,4}))$")
 _BOUND_PREFIX = re.compile(r"^(?:more than|over|above|at least|less than|under|below|at most)\s+")
 _BOUND_SUFFIX = re.compile(r"(?:以上|以下|未満|超え|超|を超える|を上回る|を下回る)$")
 _SIGN_PREFIX = re.compile(r"^(?:-|\+|△|▲|マイナス|プラス)")
 _CURRENCY_PREFIX = {"us$": "ドル", "$": "ドル", "¥": "円", "€": "ユーロ", "£": "ポンド"}
-_ENGLISH_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _WARI = re.compile(r"^(?P<wari>[0-9一二三四五六七八九十]+)割(?:(?P<bu>[0-9一二三四五六七八九])分)?"
                    r"(?:(?P<rin>[0-9一二三四五六七八九])厘)?$")
 _FRACTION = re.compile(r"^(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)$")
@@ -55,6 +59,13 @@ UNIT_ALIASES = {
     "ヶ月": "か月", "カ月": "か月", "ヵ月": "か月", "ケ月": "か月", "箇月": "か月",
     "ヶ国": "か国", "カ国": "か国", "ヵ国": "か国", "ケ国": "か国", "箇国": "か国",
     "ヶ所": "か所", "カ所": "か所", "ヵ所": "か所", "箇所": "か所", "times": "倍", "x": "倍",
+    "歳代": "代", "年間": "年", "か年": "年", "番目": "位", "ヶ月間": "か月", "か月間": "か月", "カ月間": "か月",
+    # English units of answers to Japanese questions ("34 million people" for 3400万人)
+    "people": "人", "persons": "人", "person": "人", "cases": "件", "case": "件", "companies": "社",
+    "company": "社", "firms": "社", "households": "世帯", "household": "世帯", "countries": "か国",
+    "country": "か国", "tons": "トン", "tonnes": "トン", "ton": "トン", "years": "年", "year": "年",
+    "years old": "歳", "months": "か月", "month": "か月", "hours": "時間", "hour": "時間", "minutes": "分",
+    "days": "日", "schools": "校", "stores": "店", "vehicles": "台", "locations": "か所", "places": "か所",
 }
 # Counters and units a kanji numeral may be followed by. A bare kanji run before other text is a word, not a
 # number (一般, 一部, 三菱).
@@ -144,6 +155,42 @@ def _quantum(number_text: str, value: Decimal) -> Decimal:
     return scale if value == value.to_integral_value() else Decimal("0.1")
 
 
+def _read_number(t: str) -> tuple[str, Decimal, Decimal] | None:
+    """``(number text, value, quantum)`` of the number ``t`` starts with: digits and kanji numerals
+    (:func:`parse_japanese_number`; "千円" is both a numeral and a unit prefix: 500千円 = 500,000 円), or English
+    number words (:func:`~zuhyo.evaluate.judges.english_numbers.parse_number_words`: ``seven``, ``thirty-four``)."""
+    m = _NUM_RUN.match(t)
+    if m:
+        num_text = m.group(0).rstrip(",")
+        number = parse_japanese_number(num_text)
+        return None if number is None else (num_text, number, _quantum(num_text, number))
+    m = NUMBER_WORDS.match(t)
+    if m:
+        words = parse_number_words(m.group(0))
+        return None if words is None else (m.group(0), words[0], words[1])
+    return None
+
+
+def _compound(t: str) -> tuple[Decimal, str, Decimal] | None:
+    """A value written in two units of one dimension (7時間30分 = 7.5時間, 1年6か月 = 1.5年) or with 半 (1年半 =
+    1.5年, 3時間半 = 3.5時間): (value, canonical unit of the first, quantum)."""
+    from zuhyo.evaluate.judges.units import conversion_factor
+
+    m = _COMPOUND.match(t)
+    if not m:
+        return None
+    first = parse_quantity(m.group("first"))
+    if first is None or not first.unit or first.exact:
+        return None
+    if m.group("half"):
+        return first.value + Decimal("0.5"), first.unit, Decimal("0.5")
+    second = parse_quantity(m.group("second") or "")
+    factor = conversion_factor(second.unit, first.unit) if second is not None and second.unit else None
+    if second is None or factor is None or factor >= 1:
+        return None
+    return first.value + second.value * factor, first.unit, second.quantum * factor
+
+
 def parse_quantity(text: str) -> Quantity | None:
     """The quantity a short normalised answer states, or None when it is not a single quantity."""
     t = text.strip()
@@ -186,26 +233,29 @@ def parse_quantity(text: str) -> Quantity | None:
         value = parts[0] * 10 + parts[1] + parts[2] / 10
         quantum = Decimal("0.1") if w.group("rin") else Decimal(1) if w.group("bu") else Decimal(10)
         return Quantity(-value if negative else value, "%", quantum, bool(approx), bound)
-    m = _NUM_RUN.match(t)
-    if not m:
+    if t in _HALF or parse_fraction_words(t) is not None:  # 半分, half, two thirds
+        value = Decimal("0.5") if t in _HALF else parse_fraction_words(t) or Decimal(0)
+        return Quantity(-value if negative else value, "", Decimal(0), bool(approx), bound, exact=True)
+    t = _ORDINAL_PREFIX.sub("", t)  # 第3位 = 3位
+    compound = _compound(t)
+    if compound is not None:
+        value, unit, quantum = compound
+        return Quantity(-value if negative else value, unit, quantum, bool(approx), bound)
+    read = _read_number(t)
+    if read is None:
         return None
-    num_text = m.group(0).rstrip(",")
+    num_text, value, quantum = read
     rest = t[len(num_text):].strip()
-    # "千円" is both a numeral and a unit prefix: 500千円 = 500,000 円; a lone 千 before 円 stays a numeral.
-    number = parse_japanese_number(num_text)
-    if number is None:
-        return None
-    value = number
-    quantum = _quantum(num_text, value)
     words = rest.split(" ", 1)
-    if words[0] in _ENGLISH_SCALE:
-        mult = _ENGLISH_SCALE[words[0]]
+    if words[0] in SCALES and re.search(r"[0-9]", num_text):  # 34 million, 1.5 billion
+        mult = SCALES[words[0]]
         value, quantum = value * mult, quantum * mult
         rest = words[1] if len(words) > 1 else ""
     rest = rest.strip()
-    if (re.search(r"[0-9]", rest) and rest not in ("m2", "m3", "km2", "cm2", "cm3")) or len(rest) > MAX_UNIT_LENGTH:
+    if (re.search(r"[0-9]", rest) and rest not in ("m2", "m3", "km2", "cm2", "cm3")) or (
+            len(rest) > MAX_UNIT_LENGTH and rest not in UNIT_ALIASES):
         return None
-    if rest and not re.search(r"[0-9]", num_text) and not rest.startswith(KANJI_COUNTERS):
+    if rest and not re.search(r"[0-9a-z]", num_text) and not rest.startswith(KANJI_COUNTERS):
         return None  # 一般, 三菱: a word that starts with a kanji numeral
     if rest and unit:
         return None  # "$5 million dollars"-style doubles are not worth guessing

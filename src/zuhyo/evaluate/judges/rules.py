@@ -8,52 +8,57 @@ Order of the rules (the first that applies decides, per reference; several refer
 1a. Abstentions (:mod:`~zuhyo.evaluate.judges.abstention`: unknown, わかりません, 回答できません ...) → incorrect,
    unless the reference says the question is unanswerable (then correct; a short non-abstaining answer to such a
    reference is incorrect). Abstentions must never raise a score by leaving the mean (issue 7, item 8).
+1b. Alternatives (:func:`~zuhyo.evaluate.judges.answer_forms.split_candidates`: 3か4, 北海道または青森県, 3 or 4,
+   either A or B): every alternative the reference → correct; one of them → incorrect (a hedge: the HakushoBench
+   judge prompt answers no "if there is any ... ambiguity"); all wrong → incorrect; else undecided.
 2. Yes/no (はい/いいえ/yes/no/true/false/正しい/誤り): compared as booleans; a reply with no yes/no → undecided.
 3. Option labels (A, (b), ①): compared as labels.
 4. Lists (reference with two or more items separated by 、 , ， ・ ; or "and"): the same number of items, each
-   matched by these rules. Order matters only when the question asks for one (順に, 順番, 順位, 多い順, 高い順,
+   matched by these rules. Order matters only when the question asks for one (順に, 順番, 順位, 多い順, 首位,
    並べ, order, rank, ascending, descending ...); otherwise items are matched as a set.
-5. Quantities (:func:`parse_quantity`): kanji numerals, 万/億/兆, thousands separators, decimals, %, 割, ポイント,
-   units and counters. Units must agree when both sides give one (% against ポイント → undecided; the same value
-   with an unknown unit spelling → undecided), except units of one dimension, which are converted (3.2トン =
-   3200kg, :mod:`~zuhyo.evaluate.judges.units`). Fractions (1/2, 2分の1) are exact values (0.33 for 1/3 rounds).
-   Change words (増/増加/上昇/減少/低下/前年比 ..., :func:`compare_changes`) give a direction, never a unit: the
-   sizes must agree, then the directions must not disagree (a missing one is taken from the question, else
-   undecided). Equal
-   values → correct; a more precise answer that rounds to the reference at the reference's precision
-   (12.34% for 12.3%, 12,345人 for 1.2万人) → correct; approximations (約, およそ, 程度, about) → correct within
-   5 % relative difference; bounds (以上, 未満) must agree or the result is undecided; anything else → incorrect.
-   A reference quantity against a longer reply: a reply that states the value among other text → undecided,
-   a short reply whose values with the same unit all differ → incorrect.
+4a. Trend words on both sides (増加傾向, 減少した, 横ばい): the directions decide.
+4b. Ranges (20~30代 = 20代から30代): both ends decide; a range for one reference value is a hedge → incorrect
+   (undecided when the reference is itself a span: 60代).
+5. Quantities (:mod:`~zuhyo.evaluate.judges.quantity_rules`, read by :func:`parse_quantity`: kanji numerals,
+   English number words, 万/億/兆, %, 割, ポイント, 半分, units, counters, 7時間30分). Units of one dimension are
+   converted; % = ポイント when the question asks for points; a bare number answers in the question's scale
+   (何万人); the value after the last ``=`` of a derivation is the answer's. Equal values, or a more precise
+   answer that rounds to the reference → correct; a hedge (約, 程度, およそ, ほぼ, approximately) widens nothing:
+   a hedged different value → incorrect; a reference that is itself approximate → undecided within 5 %; in a
+   sentence, exactly one unqualified value with the reference's unit decides.
 6. Texts with the same wording around their numbers (2023年4月 vs 2023年5月) → their numbers decide.
+6a. Prefectures and countries (:mod:`~zuhyo.evaluate.judges.entities`): one canonical name → correct, another
+   member → incorrect; a choice question answered with its other alternative → incorrect; the reference stated
+   first with added context (製造業（自動車）, 製造業が最も多い) → correct unless negated, ranked lower or hedged.
 7. Other text that differs → undecided (synonyms and aliases need the LLM judge), as is any long reply or a
    reference that is a sentence.
+
+``docs/judges.md`` states each rule with examples and says which are the papers' and which are zuhyo's own.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from zuhyo.evaluate.judges.abstention import is_abstention, reference_says_unanswerable
 from zuhyo.evaluate.judges.answer_extraction import compact_text, extract_final_answer, normalize_text
-from zuhyo.evaluate.judges.base import JUDGES, JudgeInput, JudgeOptions, Verdict, VerdictLabel
+from zuhyo.evaluate.judges.answer_forms import has_negation, split_candidates, trend_of
+from zuhyo.evaluate.judges.base import JUDGES, JudgeInput, JudgeOptions, Verdict
+from zuhyo.evaluate.judges.entities import entities_in, entity_of
 from zuhyo.evaluate.judges.japanese_numbers import convert_era_years
-from zuhyo.evaluate.judges.quantities import (
-    MAX_UNIT_LENGTH,
-    Quantity,
-    is_known_unit,
-    parse_quantity,
-    split_direction,
+from zuhyo.evaluate.judges.quantities import parse_quantity, split_direction
+from zuhyo.evaluate.judges.quantity_rules import (
+    LONG_ANSWER_CHARS,
+    Match,
+    compare_changes,
+    compare_in_question_scale,
+    compare_ranges,
+    quantity_in_longer_answer,
+    result_of_equation,
 )
-from zuhyo.evaluate.judges.units import conversion_factor
 
-RULES_VERSION = "2"
-APPROX_TOLERANCE = Decimal("0.05")
-"""Relative difference accepted when either side says the value is approximate (約, およそ, about)."""
-LONG_ANSWER_CHARS = 60
-"""Answers longer than this are free text: rules never call them wrong."""
+RULES_VERSION = "3"
 SENTENCE_REFERENCE_CHARS = 30
 
 _YES = {"はい", "yes", "y", "true", "正しい", "正", "そうです", "その通り", "合っている"}
@@ -61,23 +66,14 @@ _NO = {"いいえ", "no", "n", "false", "誤り", "誤", "正しくない", "違
 _LEADING_BOOL = re.compile(r"^(はい|いいえ|yes|no|true|false)(?:[、,。.!！\s]|$)")
 _OPTION = re.compile(r"^(?:\(([a-z])\)|([a-z])[.)]|([a-z])|([①-⑳]))(?:\s|$)")
 _ORDER_WORDS = re.compile(
-    r"順に|順番|順序|順位|の順|い順|[多少高低大小]き?い?順|上位から|下位から|並べ|ランキング|\border\b|\brank|"
+    r"順に|順番|順序|順位|の順|い順|首位|[1一]位と|[1一]番目と|[多少高低大小]き?い?順|上位から|下位から|並べ|ランキング|\border\b|\brank|"
     r"descending|ascending|from (?:the )?(?:highest|lowest|largest|smallest|most|least)", re.IGNORECASE)
 _LIST_SPLIT = re.compile(r"\s*(?:[、，;；・]|,(?!\d{3}(?!\d))|\band\b|及び|および)\s*")
 _NUMBER_IN_TEXT = re.compile(r"\d+(?:\.\d+)?")
-_NUMBER_START = re.compile(r"(?<![\d.,])[-△▲]?\d[\d,.]*[万億兆千百十]*")
-_Q_UP = re.compile(r"増|上昇|拡大|伸び|高ま|上が|多くな|\b(?:rise|rose|increase|grow|grew|gain|higher|up)\b")
-_Q_DOWN = re.compile(r"減|低下|縮小|下落|下が|落ち|少なくな|\b(?:decrease|decline|drop|fall|fell|lower|down)\b")
-_Q_CHANGE = re.compile(r"変化|増減|差|比べ|前年比|前年度比|伸び率|変動|どれだけ|どのくらい|どの程度|何ポイント|"
-                       r"\b(?:change|difference|differ|compared|how much)\b")
-
-
-@dataclass(frozen=True)
-class Match:
-    """Outcome of comparing one answer with one reference."""
-
-    label: VerdictLabel
-    reason: str
+_RANK_WORDS = re.compile(r"次い|次に|[2-9二三四五六七八九]番目|第[2-9二三四五]|[2-9二三四五]位|second|third")
+_HIGH = re.compile(r"(?:最も|一番)(?:多|高|大)|最[多高大]")
+_LOW = re.compile(r"(?:最も|一番)(?:少|低|小)|最[少低小]")
+_Q_CHOICE = re.compile(r"どちら|どっち|いずれ|のうち|\bwhich\b|\bor\b|か、|かを")
 
 
 def question_asks_for_order(question: str) -> bool:
@@ -109,134 +105,77 @@ def split_list(text: str) -> list[str]:
     return [p for p in _LIST_SPLIT.split(text) if p and p.strip()]
 
 
-def _close(a: Decimal, b: Decimal, tol: Decimal) -> bool:
-    if a == b:
-        return True
-    return abs(a - b) <= tol * max(abs(a), abs(b))
-
-
-def question_direction(question: str) -> int | None:
-    """+1 when the question asks how much something rose (増加, 上昇, increase), -1 for a fall, else None."""
-    up, down = _Q_UP.search(question) is not None, _Q_DOWN.search(question) is not None
-    return 1 if up and not down else -1 if down and not up else None
-
-
-def question_asks_for_change(question: str) -> bool:
-    """True when the question asks for the size of a change or difference (増減, 差, 変化, 何ポイント, change)."""
-    return (_Q_CHANGE.search(question) is not None or _Q_UP.search(question) is not None
-            or _Q_DOWN.search(question) is not None)
-
-
-def _compare_fraction(ref: Quantity, ans: Quantity) -> Match:
-    """An exact fraction (1/3) against a decimal (0.33) or another fraction."""
-    if ref.value == ans.value:
-        return Match("correct", f"same value {ref.value.normalize():f}")
-    frac, dec = (ref, ans) if ref.exact else (ans, ref)
-    if dec.exact:
-        return Match("incorrect", "different fractions")
-    value = frac.value * 100 if dec.unit == "%" else frac.value
-    frac = replace(frac, value=value)
-    if frac.rounded_to(dec.quantum) == dec.value:
-        if dec.quantum <= Decimal("0.01") or dec.unit == "%" and dec.quantum <= 1:
-            return Match("correct", f"the fraction rounds to {dec.value.normalize():f}")
-        return Match("undecided", f"the fraction only roughly equals {dec.value.normalize():f}")
-    return Match("incorrect", f"fraction {value.normalize():f} differs from {dec.value.normalize():f}")
-
-
-def compare_quantities(ref: Quantity, ans: Quantity) -> Match:
-    """Rule 5 of the module docstring."""
-    if ref.unit and ans.unit and ref.unit != ans.unit:
-        factor = conversion_factor(ans.unit, ref.unit)
-        if factor is not None:  # 3200 kg against 3.2 トン
-            converted = replace(ans, value=ans.value * factor, unit=ref.unit, quantum=ans.quantum * factor)
-            m = compare_quantities(ref, converted)
-            return Match(m.label, f"{m.reason} (converted from {ans.unit})")
-        if {ref.unit, ans.unit} == {"%", "pt"}:
-            return Match("undecided", f"percent against percentage points ({ref.unit} vs {ans.unit})")
-        if ref.value == ans.value and not (is_known_unit(ref.unit) and is_known_unit(ans.unit)):
-            return Match("undecided", f"same value, other unit (maybe a synonym): {ans.unit} vs {ref.unit}")
-        return Match("incorrect", f"unit differs: {ans.unit} vs reference {ref.unit}")
-    if ref.exact or ans.exact:
-        return _compare_fraction(ref, ans)
-    if ref.bound != ans.bound:
-        return Match("undecided", f"bound differs: {ans.bound or 'none'} vs reference {ref.bound or 'none'}")
-    if ref.value == ans.value:
-        return Match("correct", f"same value {ref.value.normalize():f}{ref.unit}")
-    if ref.approx or ans.approx:
-        if _close(ref.value, ans.value, APPROX_TOLERANCE):
-            return Match("correct", f"approximate value within {APPROX_TOLERANCE:%}")
-        return Match("incorrect", f"approximate value {ans.value.normalize():f} too far from {ref.value.normalize():f}")
-    if ans.quantum < ref.quantum and ans.rounded_to(ref.quantum) == ref.value:
-        return Match("correct", f"{ans.value.normalize():f} rounds to the reference {ref.value.normalize():f}")
-    if (ref.unit == "%") != (ans.unit == "%") and not (ref.unit and ans.unit) and (
-            ref.value == ans.value * 100 or ans.value == ref.value * 100):
-        return Match("undecided", "a fraction against a percentage")
-    return Match("incorrect", f"value {ans.value.normalize():f}{ans.unit} differs from reference "
-                              f"{ref.value.normalize():f}{ref.unit}")
-
-
-def _direction_of(q: Quantity, word_direction: int | None, text: str) -> int | None:
-    if word_direction is not None:
-        return word_direction
-    return -1 if q.value < 0 else 1 if text.startswith("+") else None
-
-
-def compare_changes(question: str, ref: str, ans: str) -> Match | None:
-    """Rule 5a: a change stated with a direction word (3.2ポイント上昇, 25%増, 前年比25%の増加) or a sign against
-    one stated without; None when neither side states a change. The sizes must agree; then the directions must
-    not disagree: a missing direction is filled from the question (何ポイント上昇したか) or left undecided."""
-    r_core, r_word_dir, r_word = split_direction(ref)
-    a_core, a_word_dir, a_word = split_direction(ans)
-    rq, aq = parse_quantity(r_core), parse_quantity(a_core)
-    if rq is None or aq is None:
+def _compare_candidates(question: str, reference: str, answer: str) -> Match | None:
+    """An answer offering alternatives (3か4, 北海道または青森県, 3 or 4): a hedge. Every alternative the reference →
+    correct; one of them → incorrect (the judge prompt's "any ambiguity"); all wrong → incorrect."""
+    candidates = split_candidates(answer)
+    if candidates is None or parse_quantity(answer) is not None or split_candidates(reference) is not None:
         return None
-    if not (r_word or a_word) and not (rq.value == -aq.value != 0 and question_direction(question) == -1):
-        return None  # signs alone: only "how much did it fall?" answered with -3.2 for 3.2 (or the reverse)
-    r_dir, a_dir = _direction_of(rq, r_word_dir, r_core), _direction_of(aq, a_word_dir, a_core)
-    size = compare_quantities(replace(rq, value=abs(rq.value)), replace(aq, value=abs(aq.value)))
-    if size.label != "correct":
-        return Match(size.label, f"size of the change: {size.reason}")
-    q_dir = question_direction(question)
-    if r_dir is not None and a_dir is not None:
-        return Match("correct", "same change and direction") if r_dir == a_dir else \
-            Match("incorrect", "the change goes the other way")
-    if r_dir is not None:
-        if q_dir == r_dir:
-            return Match("correct", "same size; the question names the direction")
-        return Match("undecided", "same size, but the answer gives no direction")
-    if a_dir is not None:
-        if q_dir is not None and q_dir != a_dir:
-            return Match("undecided", "same size, but the answer's direction contradicts the question")
-        if q_dir is None and not question_asks_for_change(question):
-            return Match("undecided", "the answer states a change; the question may not ask for one")
-        return Match("correct", "same size of change; the direction word is not a unit")
-    return Match("correct", f"same size of change ({size.reason})")
+    labels = [compare_answer(question, reference, c, in_list=True).label for c in candidates]
+    if all(label == "correct" for label in labels):
+        return Match("correct", "every alternative in the answer is the reference")
+    if "correct" in labels:
+        return Match("incorrect", f"the answer hedges between {len(candidates)} alternatives, one of them the "
+                                  "reference")
+    if all(label == "incorrect" for label in labels):
+        return Match("incorrect", "the answer offers alternatives, none of them the reference")
+    return Match("undecided", "the answer offers alternatives; some cannot be compared")
 
 
-def find_quantities(text: str, unit: str) -> list[Quantity]:
-    """Quantities with the given unit stated inside a longer normalised text: each Arabic number read with
-    the unit right after it (``2020年は25%で`` with unit % → [25 %])."""
-    found: list[Quantity] = []
-    for m in _NUMBER_START.finditer(text):
-        start = m.start() - 1 if m.start() > 0 and text[m.start() - 1] in "約~" else m.start()
-        for end in range(m.end(), min(len(text), m.end() + MAX_UNIT_LENGTH) + 1):
-            q = parse_quantity(text[start:end])
-            if q is not None and q.unit == unit:
-                found.append(q)
-                break
-    return found
+def _compare_entities(question: str, ref: str, ans: str) -> Match | None:
+    """Prefectures and countries (:mod:`~zuhyo.evaluate.judges.entities`): same canonical name → correct, another
+    member of the set → incorrect; in a sentence, decided only when it names members of one set unnegated."""
+    ref_e = entity_of(ref)
+    if ref_e is None:
+        return None
+    ans_e = entity_of(ans)
+    if ans_e is not None:
+        if ans_e == ref_e:
+            return Match("correct", f"the same {ref_e[0]}: {ref_e[1]}")
+        if ans_e[0] == ref_e[0]:
+            return Match("incorrect", f"another {ref_e[0]}: {ans_e[1]} vs {ref_e[1]}")
+        return None
+    if len(ans) > LONG_ANSWER_CHARS or has_negation(ans) or split_candidates(ans) is not None:
+        return None
+    named = {e for e in entities_in(ans) if e[0] == ref_e[0]}
+    if named == {ref_e} and not _RANK_WORDS.search(ans) and not _opposite_superlative(question, ans):
+        return Match("correct", f"the answer names {ref_e[1]} and no other {ref_e[0]}")
+    if named and ref_e not in named:
+        return Match("incorrect", f"the answer names another {ref_e[0]} ({', '.join(sorted(n for _, n in named))})")
+    return None
 
 
-def _quantity_in_longer_answer(ref: Quantity, answer: str) -> Match:
-    """A reference quantity against an answer that is not one quantity."""
-    if len(answer) > LONG_ANSWER_CHARS:
-        return Match("undecided", "long free-text answer")
-    comparable = find_quantities(answer, ref.unit)
-    if not comparable:
-        return Match("undecided", "answer states no comparable value")
-    if any(compare_quantities(ref, q).label == "correct" for q in comparable):
-        return Match("undecided", "the reference value appears in a longer answer")
-    return Match("incorrect", "no value in the answer matches the reference")
+def _text_in_sentence(question: str, ref: str, ans: str) -> Match | None:
+    """The reference text stated first with a note: ``製造業（自動車）``, ``製造業が最も多い`` (HakushoBench's judge
+    accepts added context that still contains the answer exactly) — unless the rest negates, ranks it lower,
+    or offers alternatives."""
+    if not ans.startswith(ref) or len(ref) < 2 or len(ans) > SENTENCE_REFERENCE_CHARS * 2:
+        return None
+    rest = ans[len(ref):]
+    if not re.match(r"^(?:\(|が|は|で[、,]|であり|で最|。|、|,)", rest):
+        return None
+    if has_negation(rest) or split_candidates(ans) is not None or _RANK_WORDS.search(rest) or \
+            _opposite_superlative(question, rest):
+        return Match("undecided", "the reference appears in a sentence that qualifies it")
+    return Match("correct", "the answer states the reference first, with added context")
+
+
+def _opposite_superlative(question: str, text: str) -> bool:
+    """The answer calls it the highest where the question asks for the lowest, or the reverse."""
+    q_high, q_low = re.search(r"[多高大]", question), re.search(r"[少低小]", question)
+    return bool((_HIGH.search(text) and not q_high) or (_LOW.search(text) and not q_low))
+
+
+def _other_alternative_of_question(question: str, ref: str, ans: str) -> Match | None:
+    """A choice question (男性と女性のどちらが多いか, increase or decrease?) answered with the other alternative it
+    names: incorrect."""
+    q = compact_text(question)
+    r, a = compact_text(ref), compact_text(ans)
+    if len(r) < 2 or len(a) < 2 or r in a or a in r or not _Q_CHOICE.search(normalize_text(question)):
+        return None
+    if r in q and a in q:
+        return Match("incorrect", "the answer is the other alternative the question names")
+    return None
 
 
 def _compare_lists(question: str, refs: list[str], answers: list[str]) -> Match:
@@ -297,6 +236,10 @@ def compare_answer(question: str, reference: str, answer: str, *, in_list: bool 
         return Match("undecided", "the reference says the question cannot be answered")
     if is_abstention(ans) and compact_text(ref) not in compact_text(ans):
         return Match("incorrect", "the answer abstains (unknown / cannot tell); the reference gives an answer")
+    if not in_list:
+        alternatives = _compare_candidates(question, reference, answer)
+        if alternatives is not None:
+            return alternatives
     ref_bool = _bool_of(ref)
     if ref_bool is not None:
         ans_bool = _bool_of(ans)
@@ -311,21 +254,34 @@ def compare_answer(question: str, reference: str, answer: str, *, in_list: bool 
         ref_items = split_list(ref)
         if len(ref_items) >= 2 and all(len(i) <= SENTENCE_REFERENCE_CHARS for i in ref_items):
             return _compare_lists(question, ref_items, split_list(ans))
+    ref_trend, ans_trend = trend_of(ref), trend_of(ans)
+    if ref_trend is not None and ans_trend is not None:
+        return Match("correct" if ref_trend == ans_trend else "incorrect", "trend words " + (
+            "agree" if ref_trend == ans_trend else "differ"))
+    ranges = compare_ranges(question, ref, ans)
+    if ranges is not None:
+        return ranges
     change = compare_changes(question, ref, ans)
     if change is not None:
         return change
     ref_core, _, ref_has_direction = split_direction(ref)
     ref_q = parse_quantity(ref_core if ref_has_direction else ref)
     if ref_q is not None:
-        ans_q = parse_quantity(ans)
+        result = result_of_equation(ans)  # 520万人-400万人=120万人: the result
+        ans_q = parse_quantity(result)
         if ans_q is not None:
-            return compare_quantities(ref_q, ans_q)
-        return _quantity_in_longer_answer(ref_q, ans)
+            m = compare_in_question_scale(question, ref_q, ans_q, result)
+            return m if result == ans else Match(m.label, f"{m.reason} (the value after the last '=')")
+        return quantity_in_longer_answer(question, ref_q, ans)
     ref_tpl, ref_nums = _number_template(ref)
     ans_tpl, ans_nums = _number_template(ans)
     if ref_nums and ref_tpl == ans_tpl:
         same = ref_nums == ans_nums
         return Match("correct" if same else "incorrect", "same wording, numbers " + ("agree" if same else "differ"))
+    for rule in (_compare_entities(question, ref, ans), _other_alternative_of_question(question, ref, ans),
+                 _text_in_sentence(question, ref, ans)):
+        if rule is not None:
+            return rule
     if len(ref) > SENTENCE_REFERENCE_CHARS or "。" in ref:
         return Match("undecided", "reference is a sentence")
     if len(ans) > LONG_ANSWER_CHARS:

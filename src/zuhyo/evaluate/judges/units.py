@@ -2,7 +2,8 @@
 
 Spellings are the canonical units of :func:`~zuhyo.evaluate.judges.quantities.canonical_unit` after
 normalisation (NFKC, lower case: ``km²`` → ``km2``, ``MW`` → ``mw``). Only units whose meaning is unambiguous
-are listed: 年 (a year label as often as a duration) and bare ``m`` for minutes are not.
+are listed: bare ``m`` for minutes is not. 年 converts to months only (1.5年 = 18か月): a year label such as
+2019年 is never compared with a number of months.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ UNIT_SCALE: dict[str, tuple[str, Decimal]] = {
     "週": ("time", _D(604800)), "週間": ("time", _D(604800)), "日": ("time", _D(86400)),
     "日間": ("time", _D(86400)), "時間": ("time", _D(3600)), "分": ("time", _D(60)), "分間": ("time", _D(60)),
     "秒": ("time", _D(1)), "秒間": ("time", _D(1)),
+    # calendar durations (base: month): 1.5年 = 18か月. A year label (2019年) never meets a month count.
+    "年": ("months", _D(12)), "か月": ("months", _D(1)),
     # energy (base: kWh) and power (base: kW)
     "twh": ("energy", _D(10**9)), "gwh": ("energy", _D(10**6)), "mwh": ("energy", _D(1000)),
     "kwh": ("energy", _D(1)), "wh": ("energy", _D("0.001")),

@@ -21,9 +21,11 @@ count, same values in order; 1,200 = 1200.0 = 1.2e3 = 1.2×10^3; a value in anot
 converted to the reference's unit first).
 
 Values are extracted by :mod:`zuhyo.evaluate.judges.numeric_values` (the registered metrics use its deterministic
-extractor; ``astrochart:<model spec>`` passes the LLM's values to the same scoring functions). When the extractor
-cannot isolate as many values as the reference has, the metrics raise :class:`UndecidedValues`: the item is
-unscored, never 0. A non-positive predicted value cannot lie on a log axis and scores 0; a non-positive reference
+extractor; ``astrochart:<model spec>`` passes the LLM's values to the same scoring functions). A response with
+fewer values than the reference, or none (an abstention), scores 0 as Algorithm 3 steps 5–6 say; when the
+extractor finds more values in free text than it can tell apart, the metrics raise :class:`UndecidedValues`: the
+item is unscored, never 0. ``astro_exact`` reads derivations after their last ``=`` (``6000 K - 4500 K = 1500 K``
+→ 1500 K). A non-positive predicted value cannot lie on a log axis and scores 0; a non-positive reference
 or axis bound there is bad data and raises :class:`DataError`.
 """
 
@@ -44,7 +46,7 @@ EXACT_REL_TOL = 1e-9
 
 
 class UndecidedValues(ValueError):
-    """The deterministic extractor could not isolate the response's values: the item is unscored, not 0."""
+    """The deterministic extractor could not tell the response's values apart: the item is unscored, not 0."""
 
 
 def retrieval_score(pred: float, ref: float, axis_min: float, axis_max: float, log_scale: bool) -> float:
@@ -138,15 +140,17 @@ def best_score(sample: Sample, references: Sequence[Sequence[Quantity]], extract
     return best
 
 
-def deterministic_extractions(sample: Sample, response: str
+def deterministic_extractions(sample: Sample, response: str, derivation: bool = False
                               ) -> tuple[list[list[Quantity]], list[Extraction]]:
-    """Each reference answer's values, and the response's values extracted for it without a model."""
+    """Each reference answer's values, and the response's values extracted for it without a model
+    (``derivation``: data-derivation items, read after the last ``=``)."""
     references = [reference_values(sample, a) for a in sample.answers]
-    return references, [extract_values(response, sample.question, len(r), r[0].unit) for r in references]
+    return references, [extract_values(response, sample.question, len(r), r[0].unit, derivation=derivation)
+                        for r in references]
 
 
 def _metric(sample: Sample, response: str, retrieval: bool) -> float:
-    references, extractions = deterministic_extractions(sample, response)
+    references, extractions = deterministic_extractions(sample, response, derivation=not retrieval)
     best = best_score(sample, references, extractions, retrieval)
     if best is None:
         raise UndecidedValues(f"{sample.key}: {extractions[0].reason}")
@@ -155,7 +159,8 @@ def _metric(sample: Sample, response: str, retrieval: bool) -> float:
 
 @METRICS.register("astro_numeric", "DomainCQA Algorithm 3 numeric retrieval: error relative to the axis range "
                                    "(log10 on log axes), (1−R) if 1−R > 0.9 else 0; values extracted "
-                                   "deterministically, undecided → unscored")
+                                   "deterministically; fewer values than the reference → 0; not isolated → "
+                                   "unscored")
 def astro_numeric(sample: Sample, response: str) -> float | None:
     """Algorithm 3 score of the values in ``response``; None for samples without AstroChart axis metadata."""
     if axis_range(sample) is None:
@@ -164,7 +169,8 @@ def astro_numeric(sample: Sample, response: str) -> float | None:
 
 
 @METRICS.register("astro_exact", "DomainCQA data derivation: exact numeric match of the extracted values "
-                                 "(formatting- and unit-tolerant); undecided → unscored")
+                                 "(formatting- and unit-tolerant; a derivation read after its last '='); "
+                                 "not isolated → unscored")
 def astro_exact(sample: Sample, response: str) -> float:
     """1.0 when the response's values equal some reference's values (same count, in order), else 0.0."""
     return _metric(sample, response, retrieval=False)
