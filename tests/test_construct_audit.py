@@ -182,11 +182,12 @@ def test_revised_item_is_asked_again_and_statuses_filter(tmp_path: Path, fake_se
 
 def test_undecided_verdicts_are_not_wrong(tmp_path: Path, fake_server):
     """Rules leave differing texts (and refusals) undecided: never wrong, left out of every rule's count."""
-    ws = make_ws(tmp_path, items={"t1": ("【t1】首都はどこか", "東京"), "t2": ("【t2】比率は何%か", "15%")})
-    models = [fake_server(answers={"【t1】": "大阪", "【t2】": "__REFUSAL__"},
-                          blind_answers={"【t1】": "東京", "【t2】": NOT_BLIND}),
-              fake_server(answers={"【t1】": "大阪", "【t2】": "__REFUSAL__"},
-                          blind_answers={"【t1】": "名古屋", "【t2】": NOT_BLIND})]
+    # place names the rules know (大阪 against 東京: a different prefecture) are decided, so t1 uses ones they don't
+    ws = make_ws(tmp_path, items={"t1": ("【t1】庁舎はどこにあるか", "霞が関"), "t2": ("【t2】比率は何%か", "15%")})
+    models = [fake_server(answers={"【t1】": "永田町", "【t2】": "__REFUSAL__"},
+                          blind_answers={"【t1】": "霞が関", "【t2】": NOT_BLIND}),
+              fake_server(answers={"【t1】": "永田町", "【t2】": "__REFUSAL__"},
+                          blind_answers={"【t1】": "丸の内", "【t2】": NOT_BLIND})]
     out = run_cli_json("audit", str(ws), *specs(models))
     assert (out["answers"], out["errors"], out["undecided"]) == (8, 0, 5)
     # t1: two agreeing undecided answers are no doubt; blind, 1 of the 1 decided answers is correct
@@ -199,13 +200,13 @@ def test_undecided_verdicts_are_not_wrong(tmp_path: Path, fake_server):
 def test_another_judge_rejudges_stored_answers_and_a_failing_judge_is_no_wrong_answer(tmp_path: Path,
                                                                                        fake_server):
     """`--judge auto:<spec>` (cascade for hakusho items): the LLM decides what rules cannot, on stored answers."""
-    ws = make_ws(tmp_path, items={"c1": ("【c1】首都はどこか", "東京")})
-    models = [fake_server(answers={"【c1】": "東京都"}, blind_answers={"【c1】": "名古屋"}) for _ in range(2)]
+    ws = make_ws(tmp_path, items={"c1": ("【c1】庁舎はどこにあるか", "霞が関")})
+    models = [fake_server(answers={"【c1】": "霞が関一丁目"}, blind_answers={"【c1】": "丸の内"}) for _ in range(2)]
     first = run_cli_json("audit", str(ws), *specs(models))
     assert (first["asked"], first["undecided"]) == (4, 4)  # rules: "one text contains the other", "texts differ"
     verdict = "extracted_final_answer: {a}\nreasoning: compared\ncorrect: {c}\nconfidence: 100"
-    judge = fake_server(answers={"[response]: 東京都": verdict.format(a="東京都", c="yes"),
-                                 "[response]: 名古屋": verdict.format(a="名古屋", c="no")},
+    judge = fake_server(answers={"[response]: 霞が関一丁目": verdict.format(a="霞が関一丁目", c="yes"),
+                                 "[response]: 丸の内": verdict.format(a="丸の内", c="no")},
                         fail_rate=1.0, faults=("500",))
     spec = f"auto:openai:judge@{judge.base_url}"
     down = run_cli_json("audit", str(ws), *specs(models), "--judge", spec)
