@@ -62,9 +62,9 @@ def test_agreement_matches_the_krippendorff_package_at_every_level(tmp_path: Pat
                         encoding="utf-8")
     data = np.array([[np.nan if v is None else v for v in r] for r in rows], dtype=float)
     for level in ("nominal", "ordinal", "interval", "ratio"):
-        out = run_cli_json("agreement", "--input", str(csv_path), "--level", level)
+        out = run_cli_json("agreement", "--input", str(csv_path), "--level", level, "--bootstrap", "0")
         assert out == {"alpha": pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement=level)),
-                       "level": level, "coders": 3, "units": 10}
+                       "ci95": None, "level": level, "coders": 3, "units": 10, "bootstrap": 0, "seed": 0}
 
 
 def test_agreement_with_names_text_labels_and_bad_csvs(tmp_path: Path):
