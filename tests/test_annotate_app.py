@@ -39,7 +39,8 @@ CHARTS = ("energy_mix.png", "exports_by_product.png", "gdp_life_expectancy.png")
 def make_workspace(root: Path, users: dict[str, list[str]], *, drafts: int = 0,
                    db_url: str | None = None) -> Workspace:
     """A workspace with three real chart PNGs in its store (two sources), the given users, and ``drafts``
-    model-drafted QA items on the first figure (for expert review); SQLite unless ``db_url`` is given."""
+    model-drafted QA items on the first figure (DomainCQA style, for expert review); SQLite unless ``db_url`` is
+    given."""
     ws = Workspace.init(root, db_url=db_url)
     with ws.db.write() as s:
         for i, name in enumerate(CHARTS):
@@ -51,9 +52,9 @@ def make_workspace(root: Path, users: dict[str, list[str]], *, drafts: int = 0,
                                                mime="image/png"))
             if i == 0:
                 for n in range(drafts):
-                    add_qa_item(s, item_key=f"draft/{fig.id}/hakusho/x/m/v1/{n}", figure_id=fig.id, origin="draft",
+                    add_qa_item(s, item_key=f"draft/{fig.id}/astro/x/m/v1/{n}", figure_id=fig.id, origin="draft",
                                 question=f"ドラフトの質問 {n}", answer=f"ドラフトの答え {n}", status="draft",
-                                actor="zuhyo draft", style="hakusho", model="m", prompt_version="v1")
+                                actor="zuhyo draft", style="astro", model="m", prompt_version="v1")
     for name, roles in users.items():
         add_user(ws.db, name, PASSWORD, roles)
     return ws
@@ -428,8 +429,8 @@ def test_mismatch_goes_back_to_the_author_who_revises_and_another_user_verifies_
 
 def test_author_can_discard_after_a_mismatch(app, ws):
     alice, bob = Client(app, "alice"), Client(app, "bob")
-    _author(alice, "どれが最大?", "石炭")
-    bob.submit("/verify", "verify-form", "/verify", answer="ガス")
+    _author(alice, "石炭の割合は何%?", "42%")
+    bob.submit("/verify", "verify-form", "/verify", answer="17%")  # a decided mismatch: back to the author
     item = _item(ws, origin="human")
     alice.get(f"/revise/{item.id}")
     r = alice.post(f"/revise/{item.id}/discard", {**alice.form_fields("discard-form"), "reason": "曖昧"})

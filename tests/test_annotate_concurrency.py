@@ -115,7 +115,7 @@ def annotator(server: Server, uid: int, tally: Tally, start: threading.Barrier) 
             for rev in list_revisions(server.db, uid):
                 key = f"revise-{uid}-{rev.qa_item_id}-{len(rev.verifications)}"
                 submit_maybe_twice(tally, rng, uid, lambda r=rev, k=key: submit_revision(
-                    server.db, uid, r.qa_item_id, r.question, r.answer, None, k))
+                    server.db, uid, r.qa_item_id, r.question + " 改", r.answer, None, k))  # unchanged: refused
     except Exception as e:  # counted, never dropped: the test fails listing them
         tally.errors.append(f"annotator {uid}: {type(e).__name__}: {e}")
 

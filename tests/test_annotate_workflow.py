@@ -237,7 +237,7 @@ def test_author_discards_after_mismatch_and_admin_can_discard_anything(ws: Works
     assert dashboard(db)["rates"]["discarded"] == 1.0
 
 
-def test_undecided_match_counts_as_mismatch_and_a_custom_matcher_is_used(ws: Workspace):
+def test_undecided_match_goes_to_adjudication_and_a_custom_matcher_is_used(ws: Workspace):
     from zuhyo.annotate import MatchOutcome
 
     db = ws.db
@@ -252,7 +252,23 @@ def test_undecided_match_counts_as_mismatch_and_a_custom_matcher_is_used(ws: Wor
         return MatchOutcome("undecided", "test", "cannot tell")
 
     res = submit_verification(db, a2, t.assignment_id, "東京", "v1", matcher=matcher)
-    assert calls == [("東京都", "東京")] and (res.verdict, res.item_status) == ("undecided", "revise")
+    assert calls == [("東京都", "東京")] and (res.verdict, res.item_status) == ("undecided", "adjudicating")
+
+
+def test_with_adjudication_off_an_undecided_match_goes_back_to_the_author(ws: Workspace):
+    from zuhyo.annotate import MatchOutcome
+    from zuhyo.annotate.workflow import WorkflowConfig
+    from zuhyo.construct.qa.gates import GateConfig
+
+    db = ws.db
+    a1, a2 = users(db, ["a1", "a2"])
+    author(db, a1, "東京都")
+    t = next_verify_task(db, a2)
+    assert t is not None
+    config = WorkflowConfig(gates=GateConfig(adjudicate="none"))
+    res = submit_verification(db, a2, t.assignment_id, "東京", "v1",
+                              matcher=lambda q, r, a: MatchOutcome("undecided", "test"), config=config)
+    assert (res.verdict, res.item_status) == ("undecided", "revise")
 
 
 def test_idempotent_keys_and_key_reuse_by_another_user(ws: Workspace):

@@ -5,7 +5,8 @@ export → ``zuhyo eval --bench local --path DIR`` on the export.
 Two workspaces: a self-contained one built from generated LaTeX papers with matplotlib charts (always runs), and
 one from the real sources in ``../shared/data`` (arXiv LaTeX papers and a white-paper PDF; skipped when absent).
 Every model is a scripted :class:`zuhyo.testing.fake_openai.FakeOpenAIServer`; the people of the annotation app are
-stood in for by the shared :func:`zuhyo.construct.qa.items.update_qa_item`, which is how the app accepts an item.
+stood in for by the app's own workflow functions (``tests/gates_support.py``): experts rate drafts Valid, an author
+adopts a hakusho draft and an independent annotator's blind answer matches it, so the export's gates are real.
 """
 
 from __future__ import annotations
@@ -128,21 +129,20 @@ def draft_answers() -> dict[str, str]:
 
 
 def accept_unflagged(ws: Path) -> list[int]:
-    """Accept every draft the audit left unflagged, as the annotation app does after review."""
-    from zuhyo.construct.qa.items import update_qa_item
+    """Accept every draft the audit left unflagged through the annotation workflow's real checks (two experts'
+    Valid for DomainCQA drafts; an author and a matching blind answer for hakusho ones)."""
+    from gates_support import pass_gates
+    from sqlalchemy import select
+
     from zuhyo.construct.workspace import Workspace
     from zuhyo.construct.workspace.qa_tables import QAFlag, QAItemRow
 
-    with Workspace.open(ws) as w, w.db.write() as s:
-        from sqlalchemy import select
-
-        flagged = set(s.scalars(select(QAFlag.qa_item_id)))
-        rows = list(s.scalars(select(QAItemRow).where(QAItemRow.status == "draft").order_by(QAItemRow.id)))
-        accepted = []
-        for row in rows:
-            if row.id not in flagged:
-                update_qa_item(s, row, actor="reviewer", action="accept", status="accepted")
-                accepted.append(row.id)
+    with Workspace.open(ws) as w:
+        with w.db.read() as s:
+            flagged = set(s.scalars(select(QAFlag.qa_item_id)))
+            rows = list(s.scalars(select(QAItemRow.id).where(QAItemRow.status == "draft").order_by(QAItemRow.id)))
+        accepted = [row for row in rows if row not in flagged]
+        pass_gates(w, accepted)
     return accepted
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from zuhyo.construct.workspace import Workspace
 
 _ROUTE_MODULES = ("routes_auth", "routes_pages", "routes_author", "routes_verify", "routes_review", "routes_errors",
-                  "routes_admin", "routes_flags")
+                  "routes_admin", "routes_flags", "routes_adjudicate", "routes_grading")
 
 
 def _package_dir(name: str) -> Path:
@@ -39,6 +39,7 @@ def create_app(workspace: Workspace | Path | str, settings: AppSettings | None =
     from fastapi.staticfiles import StaticFiles
     from fastapi.templating import Jinja2Templates
 
+    from zuhyo.annotate.workflow import WorkflowConfig
     from zuhyo.construct.workspace import Workspace
 
     ws = workspace if isinstance(workspace, Workspace) else Workspace.open(Path(workspace))
@@ -48,7 +49,8 @@ def create_app(workspace: Workspace | Path | str, settings: AppSettings | None =
     state = AppState(ws=ws, settings=settings,
                      signer=SessionSigner(load_or_create_secret(ws.root), settings.session_max_age_s),
                      limiter=LoginLimiter(settings.login_max_failures, settings.login_window_s),
-                     catalogue=load_catalogue(), templates=templates)
+                     catalogue=load_catalogue(), templates=templates,
+                     workflow=WorkflowConfig.from_workspace(ws.config))
     app = FastAPI(title="zuhyo annotate", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.zuhyo = state
     app.mount("/static", StaticFiles(directory=str(_package_dir("static"))), name="static")

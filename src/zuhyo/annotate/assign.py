@@ -25,10 +25,12 @@ from zuhyo.annotate.assign_base import (
     open_flags,
     own_open_assignment,
     qa_item,
+    record_shown,
     replay,
     set_assignment,
     transact,
 )
+from zuhyo.annotate.grading import Grading, grading_changes
 from zuhyo.annotate.users import require
 from zuhyo.annotate.workflow import (
     AuthorTask,
@@ -45,7 +47,8 @@ from zuhyo.annotate.workflow import (
     WorkflowConfig,
     WorkflowError,
 )
-from zuhyo.construct.qa.items import add_qa_item, log_action, update_qa_item
+from zuhyo.construct.qa.gates import gather_evidence, may_verify, passing_verifications
+from zuhyo.construct.qa.items import add_qa_item, grading_view, log_action, update_qa_item
 from zuhyo.construct.workspace.db import Database
 from zuhyo.construct.workspace.orm import utcnow
 from zuhyo.construct.workspace.qa_tables import AssignmentRow, QAFlag, QAItemRow, ReviewRow, UserRow, VerificationRow
@@ -54,7 +57,7 @@ from zuhyo.schema import Flag
 
 DEFAULT_CONFIG = WorkflowConfig()
 #: Item states in which a QA item counts towards a figure's authors (not discarded or rejected).
-_LIVE_ITEM = ("authored", "verifying", "revise", "reviewing", "accepted")
+_LIVE_ITEM = ("authored", "verifying", "adjudicating", "revise", "reviewing", "accepted")
 
 
 def _pool(s: Session) -> list[tuple[int, int]]:
@@ -149,14 +152,30 @@ def _difficulty(flags: list[str]) -> list[str]:
     return out
 
 
+def check_requirements(question: str, answer: str) -> None:
+    """HakushoBench §3.2 for people, with the checks drafts get (:mod:`zuhyo.construct.qa.draft_checks`): no
+    yes/no or multiple-choice form, and an answer the question does not give away."""
+    from zuhyo.construct.qa.draft_checks import choice_reason, leak_reason, yes_no_reason
+
+    reason = yes_no_reason(question, answer) or choice_reason(question) or leak_reason(question, answer)
+    if reason:
+        raise WorkflowError(f"the question does not meet HakushoBench §3.2: {reason}; ask for a value, a name or a "
+                            "short phrase that needs the image")
+
+
 def submit_authored(db: Database, user_id: int, assignment_id: int, question: str, answer: str,
                     difficulty: list[str], submit_key: str, *, from_draft_id: int | None = None,
-                    style: str = "hakusho") -> SubmitResult:
-    """Store the author's QA item (status ``authored``, waiting for blind verification); one per figure per
-    author (item key ``author/<figure>/<user>``). ``difficulty``: one or more HakushoBench flags."""
+                    style: str = "hakusho", config: WorkflowConfig = DEFAULT_CONFIG) -> SubmitResult:
+    """Store the author's QA item; one per figure per author (item key ``author/<figure>/<user>``), the
+    submitting person its author even when it started from a model draft. ``difficulty``: one or more
+    HakushoBench flags. Under the hakusho protocol the item meets §3.2 (:func:`check_requirements`) and waits for
+    blind verification (``authored``); under domaincqa it waits for expert review (``draft``)."""
     question = non_empty(question, "question")
     answer = non_empty(answer, "answer")
     flags = _difficulty(difficulty)
+    protocol = config.gates.protocol_of("human", style)
+    if protocol == "hakusho":
+        check_requirements(question, answer)
 
     def work(s: Session) -> SubmitResult:
         claimed = claim(s, user_id, submit_key, assignment_id, "author", "annotator")
@@ -164,11 +183,14 @@ def submit_authored(db: Database, user_id: int, assignment_id: int, question: st
             return claimed
         user, row = claimed
         assert row.figure_id is not None
-        meta: dict[str, Any] = {"flow": "verify", "verify_round": 1, "assignment_id": row.id}
+        meta: dict[str, Any] = ({"flow": "verify", "verify_round": 1} if protocol == "hakusho"
+                                else {"flow": "review"})
+        meta["assignment_id"] = row.id
         if from_draft_id is not None:
             meta["from_draft"] = from_draft_id
+        status = "authored" if protocol == "hakusho" else "draft"
         item, created = add_qa_item(s, item_key=f"author/{row.figure_id}/{user.id}", figure_id=row.figure_id,
-                                    origin="human", question=question, answer=answer, status="authored",
+                                    origin="human", question=question, answer=answer, status=status,
                                     actor=user.name, user_id=user.id, style=style, difficulty=flags,
                                     author_id=user.id, meta=meta)
         if not created:
@@ -228,10 +250,31 @@ def _verify_task(s: Session, row: AssignmentRow) -> VerifyTask:
                       expires_at=aware(row.expires_at))
 
 
+def _next_to_verify(s: Session, user_id: int, batch: int = 64) -> QAItemRow | None:
+    """The oldest item waiting for verification that ``user_id`` is independent of
+    (:func:`zuhyo.construct.qa.gates.may_verify`) and has not skipped; candidates are read in batches and their
+    evidence in one query per table (the actions index is by target), so the check stays cheap under load."""
+    skipped = select(AssignmentRow.qa_item_id).where(AssignmentRow.step == "verify", AssignmentRow.user_id == user_id,
+                                                     AssignmentRow.status == "skipped")
+    last = 0
+    while True:
+        items = list(s.scalars(select(QAItemRow).where(
+            QAItemRow.status == "authored", QAItemRow.author_id.is_not(None), QAItemRow.author_id != user_id,
+            QAItemRow.id > last, QAItemRow.id.not_in(skipped)).order_by(QAItemRow.id).limit(batch)))
+        if not items:
+            return None
+        evidence = gather_evidence(s, [i.id for i in items])
+        for item in items:
+            if may_verify(user_id, item, evidence[item.id]):
+                return item
+        last = items[-1].id
+
+
 def next_verify_task(db: Database, user_id: int, config: WorkflowConfig = DEFAULT_CONFIG) -> VerifyTask | None:
     """The annotator's open verification, else a new blind one (HakushoBench §3.3) on the oldest item waiting
-    for verification that someone else authored and that this user has neither verified nor skipped (so a
-    revised item goes to yet another user), else None."""
+    for verification that this user is independent of (:func:`zuhyo.construct.qa.gates.may_verify`: never
+    authored, revised, shown the reference of, answered or rated it) and has not skipped — so a revised item goes
+    to yet another user — else None."""
 
     def work(s: Session) -> VerifyTask | None:
         user = require(s, user_id, "annotator")
@@ -240,18 +283,16 @@ def next_verify_task(db: Database, user_id: int, config: WorkflowConfig = DEFAUL
         held = current_open(s, user.id, "verify")
         if held is not None:
             return _verify_task(s, held)
-        seen = select(VerificationRow.qa_item_id).where(VerificationRow.user_id == user.id)
-        skipped = select(AssignmentRow.qa_item_id).where(AssignmentRow.step == "verify",
-                                                         AssignmentRow.user_id == user.id,
-                                                         AssignmentRow.status == "skipped")
-        item = s.scalars(select(QAItemRow).where(
-            QAItemRow.status == "authored", QAItemRow.author_id.is_not(None), QAItemRow.author_id != user.id,
-            QAItemRow.id.not_in(seen), QAItemRow.id.not_in(skipped)).order_by(QAItemRow.id).limit(1)).one_or_none()
+        item = _next_to_verify(s, user.id)
         if item is None:
             return None
         round_ = int((item.meta or {}).get("verify_round", 1))
+        slot = s.scalar(select(func.count(AssignmentRow.id)).where(
+            AssignmentRow.step == "verify", AssignmentRow.target_key == f"qa/{item.id}", AssignmentRow.round == round_,
+            AssignmentRow.status == "submitted")) or 0  # several verifiers per item: one slot each
         row = new_assignment(s, step="verify", target_key=f"qa/{item.id}", user=user, now=now,
-                             ttl_s=config.assignment_ttl.total_seconds(), round_=round_, figure_id=item.figure_id,
+                             ttl_s=config.assignment_ttl.total_seconds(), round_=round_, slot=slot,
+                             figure_id=item.figure_id,
                              qa_item_id=item.id, meta={"item_revision": item.revision})
         update_qa_item(s, item, actor=user.name, user_id=user.id, action="verify_assigned", status="verifying")
         return _verify_task(s, row)
@@ -260,9 +301,12 @@ def next_verify_task(db: Database, user_id: int, config: WorkflowConfig = DEFAUL
 
 
 def submit_verification(db: Database, user_id: int, assignment_id: int, answer: str, submit_key: str,
-                        matcher: Matcher | None = None) -> SubmitResult:
+                        matcher: Matcher | None = None, *, config: WorkflowConfig = DEFAULT_CONFIG) -> SubmitResult:
     """Match the blind answer with the reference (``matcher``; default the ``rules`` judge) — HakushoBench §3.3:
-    match → accepted; mismatch (or undecided: the judge could not tell) → revise, back to the author.
+    a match → accepted once ``verifiers`` independent annotators matched this revision (else back to the queue
+    for the next); a mismatch → ``revise`` (back to the author); undecided (the judge could not tell) →
+    ``adjudicating`` (an admin or a third annotator rules same / different, :mod:`zuhyo.annotate.adjudicate`).
+    ``[protocol] adjudicate`` changes which go to adjudication (``all``, ``none``).
 
     The judge runs between two short transactions, so a slow model judge never holds the write lock; the second
     re-checks that the assignment is still open and the item unchanged.
@@ -297,8 +341,13 @@ def submit_verification(db: Database, user_id: int, assignment_id: int, answer: 
         log_action(s, actor=user.name, user_id=user.id, action="verify_answer", target_type="qa_item",
                    target_id=item.id, after={"round": row.round, "answer": answer, "verdict": outcome.verdict,
                                              "judge": outcome.judge})
-        status = "accepted" if outcome.verdict == "match" else "revise"
-        reason = None if status == "accepted" else f"verification round {row.round}: {outcome.verdict}"
+        s.flush()
+        if outcome.verdict == "match":
+            passed = len(passing_verifications(item, gather_evidence(s, [item.id])[item.id]))
+            status, reason = ("accepted", None) if passed >= config.gates.verifiers else ("authored", None)
+        else:
+            status = "adjudicating" if config.gates.adjudicates(outcome.verdict) else "revise"
+            reason = f"verification round {row.round}: {outcome.verdict}"
         update_qa_item(s, item, actor=user.name, user_id=user.id, action=f"verify_{outcome.verdict}",
                        status=status, reason=reason)
         return acknowledge(s, user, SubmitResult(key=submit_key, step="verify", outcome=status,
@@ -324,17 +373,55 @@ def _revision_task(s: Session, item: QAItemRow) -> RevisionTask:
                                         answer=v.answer, verdict=v.verdict, judge=v.judge) for v in verifs],
         reviews=[ReviewView(round=r.round, item_revision=r.item_revision, user_id=r.user_id, rating=r.rating,
                             comment=r.comment, correction=r.correction) for r in revs],
-        flags=open_flags(s, [item.id]))
+        flags=open_flags(s, [item.id]), grading=grading_view(item),
+        grading_stale=bool((item.meta or {}).get("grading_stale")))
+
+
+def _show_references(db: Database, user_id: int, item_ids: list[int]) -> None:
+    """Record that the revise pages showed ``user_id`` these items' references, in a write transaction only when
+    something is new (an author is exposed to their own item anyway; re-views add nothing)."""
+    if not item_ids:
+        return
+    with db.read() as s:
+        user = require(s, user_id)
+        evidence = gather_evidence(s, item_ids)
+        authors = dict(s.execute(select(QAItemRow.id, QAItemRow.author_id).where(QAItemRow.id.in_(item_ids))).all())
+        pending = [i for i in item_ids if authors.get(i) != user.id
+                   and "revise" not in evidence[i].shown.get(user.id, set())]
+    if not pending:
+        return
+
+    def work(s: Session) -> None:
+        user = require(s, user_id)
+        for item_id in pending:
+            record_shown(s, user, qa_item(s, item_id), "revise")
+
+    transact(db, work)
 
 
 def list_revisions(db: Database, user_id: int) -> list[RevisionTask]:
-    """Items waiting for revision that this user may revise: their own, or every one for an admin."""
+    """Items waiting for revision that this user may revise: their own, or every one for an admin. The list
+    shows every answer, so it is recorded as having shown this user the references."""
     with db.read() as s:
         user = require(s, user_id)
         query = select(QAItemRow).where(QAItemRow.status == "revise").order_by(QAItemRow.id)
         if "admin" not in (user.roles or []):
             query = query.where(QAItemRow.author_id == user.id)
-        return [_revision_task(s, item) for item in s.scalars(query)]
+        tasks = [_revision_task(s, item) for item in s.scalars(query)]
+        admin = "admin" in (user.roles or [])
+    if admin:  # an author's list holds only their own items, whose reference they wrote
+        _show_references(db, user_id, [task.qa_item_id for task in tasks])
+    return tasks
+
+
+def count_revisions(db: Database, user_id: int) -> int:
+    """How many items wait for this user's revision (the home page's count: shows no reference)."""
+    with db.read() as s:
+        user = require(s, user_id)
+        query = select(func.count(QAItemRow.id)).where(QAItemRow.status == "revise")
+        if "admin" not in (user.roles or []):
+            query = query.where(QAItemRow.author_id == user.id)
+        return int(s.scalar(query) or 0)
 
 
 def get_revision(db: Database, user_id: int, qa_item_id: int) -> RevisionTask:
@@ -346,13 +433,21 @@ def get_revision(db: Database, user_id: int, qa_item_id: int) -> RevisionTask:
             raise NotAllowed(f"QA item {item.id}: only its author or an admin may revise it")
         if item.status != "revise":
             raise Conflict(f"QA item {item.id} is {item.status}, not waiting for revision")
-        return _revision_task(s, item)
+        task = _revision_task(s, item)
+    _show_references(db, user_id, [qa_item_id])
+    return task
 
 
 def submit_revision(db: Database, user_id: int, qa_item_id: int, question: str, answer: str,
-                    difficulty: list[str] | None, submit_key: str, comment: str | None = None) -> SubmitResult:
+                    difficulty: list[str] | None, submit_key: str, comment: str | None = None, *,
+                    grading: Grading | None = None, grading_confirmed: bool = False,
+                    config: WorkflowConfig = DEFAULT_CONFIG) -> SubmitResult:
     """Revise an item in ``revise`` (its author, or an admin): verification items go back to blind verification
-    in the next round (to a user who has not verified it yet); reviewed items to a new review round."""
+    in the next round (to a user independent of it); reviewed items to a new review round. A resubmission with
+    the question, answer and grading data unchanged is refused (it would only reach another verifier or expert
+    unchanged); a new answer on an item with grading data needs that data edited or ``grading_confirmed``
+    (:func:`zuhyo.annotate.grading.grading_changes`); under the hakusho protocol the revision meets §3.2
+    (:func:`check_requirements`)."""
     question = non_empty(question, "question")
     answer = non_empty(answer, "answer")
     flags = _difficulty(difficulty) if difficulty is not None else None
@@ -367,6 +462,14 @@ def submit_revision(db: Database, user_id: int, qa_item_id: int, question: str, 
             raise NotAllowed(f"QA item {item.id}: only its author or an admin may revise it")
         if item.status != "revise":
             raise Conflict(f"QA item {item.id} is {item.status}, not waiting for revision")
+        answer_changed = answer != item.answer.strip()
+        graded, confirmed = grading_changes(item, grading, answer_changed=answer_changed,
+                                            confirmed=grading_confirmed)
+        if question == item.question.strip() and not answer_changed and not graded:
+            raise WorkflowError(f"QA item {item.id}: the question, the answer and the grading data are unchanged; "
+                                "change what the verification or review found wrong, or discard the item")
+        if config.gates.protocol_of(item.origin, item.style) == "hakusho":
+            check_requirements(question, answer)
         meta = dict(item.meta or {})
         flow = meta.get("flow", "verify")
         counter = "verify_round" if flow == "verify" else "review_round"
@@ -376,10 +479,11 @@ def submit_revision(db: Database, user_id: int, qa_item_id: int, question: str, 
         if comment:
             meta.setdefault("revision_comments", []).append({"user_id": user.id, "comment": comment})
         changes: dict[str, Any] = {"question": question, "answer": answer, "meta": meta, "reason": None,
-                                   "status": "authored" if flow == "verify" else "reviewing"}
+                                   "status": "authored" if flow == "verify" else "reviewing", **graded}
         if flags is not None:
             changes["difficulty"] = flags
-        update_qa_item(s, item, actor=user.name, user_id=user.id, action="revise", **changes)
+        update_qa_item(s, item, actor=user.name, user_id=user.id, action="revise", grading_confirmed=confirmed,
+                       **changes)
         return acknowledge(s, user, SubmitResult(key=submit_key, step="revise", outcome="revised",
                                                  qa_item_id=item.id, item_status=item.status))
 

@@ -12,10 +12,11 @@ from sqlalchemy.orm import Session
 
 from zuhyo.annotate.users import require
 from zuhyo.annotate.workflow import Conflict, FigureView, FlagView, NotAllowed, NotFound, SubmitResult, WorkflowError
+from zuhyo.construct.qa.gates import SHOWN_ACTION
 from zuhyo.construct.qa.items import log_action, update_qa_item
 from zuhyo.construct.workspace.db import Database
 from zuhyo.construct.workspace.orm import utcnow
-from zuhyo.construct.workspace.qa_tables import AssignmentRow, QAFlag, QAItemRow, SubmissionRow, UserRow
+from zuhyo.construct.workspace.qa_tables import ActionRow, AssignmentRow, QAFlag, QAItemRow, SubmissionRow, UserRow
 from zuhyo.construct.workspace.tables import Document, FigureRow, Source
 
 T = TypeVar("T")
@@ -188,3 +189,14 @@ def non_empty(value: str, what: str) -> str:
     if not text:
         raise WorkflowError(f"{what} must not be empty")
     return text
+
+
+def record_shown(s: Session, user: UserRow, item: QAItemRow, page: str) -> None:
+    """Log that ``page`` showed ``user`` the reference answer of ``item`` (once per user, item and page): from
+    then on they are not independent of it (:func:`zuhyo.construct.qa.gates.exposure`)."""
+    known = {str((after or {}).get("page")) for after in s.scalars(select(ActionRow.after).where(
+        ActionRow.action == SHOWN_ACTION, ActionRow.target_type == "qa_item", ActionRow.target_id == item.id,
+        ActionRow.user_id == user.id))}
+    if page not in known:
+        log_action(s, actor=user.name, user_id=user.id, action=SHOWN_ACTION, target_type="qa_item",
+                   target_id=item.id, after={"page": page, "revision": item.revision})

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from zuhyo.annotate.assign_base import aware
+from zuhyo.annotate.workflow import WorkflowConfig
 from zuhyo.construct.workspace.db import Database
 from zuhyo.construct.workspace.orm import utcnow
 from zuhyo.construct.workspace.qa_tables import AssignmentRow, QAItemRow, ReviewRow, UserRow, VerificationRow
@@ -25,7 +26,7 @@ def _hours(start: datetime | None, end: datetime | None) -> float:
     return max((b - a).total_seconds(), 0.0) / 3600 if a and b else 0.0
 
 
-def dashboard(db: Database, *, now: datetime | None = None) -> dict[str, Any]:
+def dashboard(db: Database, *, now: datetime | None = None, config: WorkflowConfig | None = None) -> dict[str, Any]:
     """Everything the dashboard shows:
 
     - ``items``: QA items per status; ``by_origin``: per origin and status;
@@ -36,8 +37,10 @@ def dashboard(db: Database, *, now: datetime | None = None) -> dict[str, Any]:
     - ``rates``: verification match rate; of decided items the accepted and discarded shares; of items that got
       a verdict, the share sent back for revision at least once;
     - ``skip_reasons``: per step, reason → count;
-    - ``alpha``: :func:`zuhyo.annotate.review.review_alpha`; ``errors``: :func:`error_breakdown` or None.
+    - ``alpha``: :func:`zuhyo.annotate.review.review_alpha`; ``errors``: :func:`error_breakdown` or None;
+    - ``stuck``: items waiting for a person who does not exist (:func:`zuhyo.annotate.adjudicate.stuck_items`).
     """
+    from zuhyo.annotate.adjudicate import stuck_items
     from zuhyo.annotate.errors_analysis import error_breakdown
     from zuhyo.annotate.review import review_alpha
 
@@ -103,4 +106,5 @@ def dashboard(db: Database, *, now: datetime | None = None) -> dict[str, Any]:
         "skip_reasons": {k: dict(v) for k, v in skips.items()},
         "alpha": review_alpha(db),
         "errors": error_breakdown(db),
+        "stuck": stuck_items(db, config or WorkflowConfig()),
     }

@@ -26,7 +26,8 @@ def dashboard_page(request: Request) -> Response:
     from zuhyo.annotate.dashboard import dashboard
 
     require_role(request, "admin")
-    return render(request, "dashboard.html", d=dashboard(app_state(request).ws.db))
+    state = app_state(request)
+    return render(request, "dashboard.html", d=dashboard(state.ws.db, config=state.workflow))
 
 
 def _users_page(request: Request, status_code: int = 200, flash: str | None = None, error: bool = False) -> Response:

@@ -56,7 +56,8 @@ async def author_submit(request: Request) -> Response:
     try:
         result = submit_authored(app_state(request).ws.db, user.id, field_int(form, "assignment_id"),
                                  question, answer, difficulty, submit_key(form),
-                                 from_draft_id=int(draft) if draft.isdigit() else None)
+                                 from_draft_id=int(draft) if draft.isdigit() else None,
+                                 config=app_state(request).workflow)
     except WorkflowError as e:
         if type(e) is not WorkflowError:
             raise  # NotAllowed / NotFound / Conflict: the error page

@@ -17,12 +17,15 @@ _SHA = re.compile(r"[0-9a-f]{64}")
 
 @router.get("/")
 def home(request: Request) -> Response:
-    from zuhyo.annotate.assign import list_revisions
+    from zuhyo.annotate.adjudicate import list_adjudications
+    from zuhyo.annotate.assign import count_revisions
 
     user = require_user(request)
-    revisions = len(list_revisions(app_state(request).ws.db, user.id)) if (
+    state = app_state(request)
+    revisions = count_revisions(state.ws.db, user.id) if (user.has("annotator") or user.has("admin")) else 0
+    rulings = len(list_adjudications(state.ws.db, user.id, state.workflow)) if (
         user.has("annotator") or user.has("admin")) else 0
-    return render(request, "home.html", revisions=revisions)
+    return render(request, "home.html", revisions=revisions, rulings=rulings)
 
 
 @router.get("/images/{sha}")

@@ -49,7 +49,7 @@ def verify_page(request: Request) -> Response:
     from zuhyo.annotate.assign import next_verify_task
 
     user = require_role(request, "annotator")
-    task = next_verify_task(app_state(request).ws.db, user.id)
+    task = next_verify_task(app_state(request).ws.db, user.id, app_state(request).workflow)
     if task is None:
         return render(request, "no_task.html", title_key="verify.title")
     return render(request, "verify.html", task=task)
@@ -62,7 +62,8 @@ async def verify_submit(request: Request) -> Response:
     user = require_role(request, "annotator")
     form = await checked_form(request)
     result = submit_verification(app_state(request).ws.db, user.id, field_int(form, "assignment_id"),
-                                 field_text(form, "answer", 1000), submit_key(form), matcher=_matcher(request))
+                                 field_text(form, "answer", 1000), submit_key(form), matcher=_matcher(request),
+                                 config=app_state(request).workflow)
     return redirect(f"/verify?done={result.outcome}")
 
 
@@ -72,7 +73,7 @@ def api_verify_next(request: Request) -> Response:
     from zuhyo.annotate.assign import next_verify_task
 
     user = require_role(request, "annotator")
-    task = next_verify_task(app_state(request).ws.db, user.id)
+    task = next_verify_task(app_state(request).ws.db, user.id, app_state(request).workflow)
     return JSONResponse({"task": _verify_json(task) if task is not None else None})
 
 
@@ -89,7 +90,8 @@ async def api_verify_submit(request: Request) -> Response:
     except (KeyError, TypeError, ValueError):
         raise HTTPException(status_code=400, detail="assignment_id, answer and submit_key are required") from None
     result = submit_verification(app_state(request).ws.db, user.id, assignment_id, answer,
-                                 submit_key({"submit_key": key}), matcher=_matcher(request))
+                                 submit_key({"submit_key": key}), matcher=_matcher(request),
+                                 config=app_state(request).workflow)
     return JSONResponse({**result.to_json(), "replayed": result.replayed})
 
 
@@ -123,12 +125,17 @@ def revise_page(request: Request, qa_item_id: int) -> Response:
 @router.post("/revise/{qa_item_id}")
 async def revise_submit(request: Request, qa_item_id: int) -> Response:
     from zuhyo.annotate.assign import submit_revision
+    from zuhyo.annotate.grading import GRADING_FORM_FIELDS, Grading
 
     user, _ = _revision(request, qa_item_id)
     form = await checked_form(request)
+    grading = (Grading.from_form({k: field_text(form, k) for k in GRADING_FORM_FIELDS})
+               if field_text(form, "grading_present", 2) == "1" else None)
     result = submit_revision(app_state(request).ws.db, user.id, qa_item_id, field_text(form, "question"),
                              field_text(form, "answer", 1000), field_list(form, "difficulty") or None,
-                             submit_key(form), comment=field_text(form, "comment") or None)
+                             submit_key(form), comment=field_text(form, "comment") or None, grading=grading,
+                             grading_confirmed=field_text(form, "grading_checked", 2) == "1",
+                             config=app_state(request).workflow)
     return redirect(f"/revise?done={result.outcome}")
 
 

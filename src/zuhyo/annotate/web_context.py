@@ -16,6 +16,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from zuhyo.annotate.auth import COOKIE_NAME, LoginLimiter, Session, SessionSigner
 from zuhyo.annotate.i18n import Translator, normalise_locale
+from zuhyo.annotate.workflow import WorkflowConfig
 
 if TYPE_CHECKING:
     from fastapi.templating import Jinja2Templates
@@ -53,6 +54,8 @@ class AppState:
     """Draws experts for review (DomainCQA §3.3: at random)."""
     matcher: Any = None
     """The answer matcher (built from ``settings.judge`` on first use)."""
+    workflow: WorkflowConfig = field(default_factory=WorkflowConfig)
+    """The workspace's protocols (``[protocol]`` of ``zuhyo.toml``) and workflow knobs."""
     runset_dirs: dict[str, dict[str, Path | None]] = field(default_factory=dict)
     """Per run set, the folders its benchmarks were loaded from (error-analysis images with relative paths)."""
 

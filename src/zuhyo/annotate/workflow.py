@@ -7,15 +7,27 @@ and :mod:`zuhyo.annotate.dashboard`. Every public function takes a
 :class:`zuhyo.construct.workspace.db.Database` and does its work in one write transaction; every change is logged
 to ``actions``; nothing is hard-deleted.
 
-QA item states (``qa_items.status``) and who moves them::
+QA item states (``qa_items.status``) and who moves them; which path an item takes is its protocol
+(:mod:`zuhyo.construct.qa.gates`, ``[protocol]`` of ``zuhyo.toml``)::
 
-    (figure) --author--> authored --verifier assigned--> verifying --match--> accepted
+    hakusho (HakushoBench §3.2-3.3; a model draft is only a starting point an author writes from)
+    (figure) --author--> authored --verifier assigned--> verifying --match (x verifiers)--> accepted
                                                              |
-                                                             +--mismatch/undecided--> revise --revision--> authored
-                                                                                         +--discard--> discarded
+                                                             +--mismatch--> revise
+                                                             +--undecided--> adjudicating
+                                                                   (admin or third annotator rules)
+                                                                   +--same--> accepted
+                                                                   +--different--> revise
+                            revise --revision (changed)--> authored (re-verified by yet another annotator)
+                                   +--discard--> discarded
+    domaincqa (DomainCQA §3.3)
     draft --experts assigned--> reviewing --consensus valid--> accepted
                                     |   +--disagreement--> reviewing (next round, another expert)
+                                    |   +--no consensus after N rounds, or no expert left--> admin rules
                                     +--consensus flawed--> revise --revision--> reviewing (new round) / discarded
+
+Nobody verifies or reviews an item they authored or revised; nobody verifies one whose reference a page showed
+them (:func:`zuhyo.construct.qa.gates.may_verify`, :func:`~zuhyo.construct.qa.gates.may_review`).
 
 Submissions carry a client ``submit_key``: the first submission with a key is applied and its result stored
 (``submissions``); a retry with the same key returns the stored result (``replayed=True``) and changes nothing.
@@ -28,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from zuhyo.construct.qa.gates import GateConfig
 from zuhyo.errors import ZuhyoError
 
 #: Roles a user can hold (several at once).
@@ -60,15 +73,18 @@ class Conflict(WorkflowError):
 class WorkflowConfig:
     """Knobs of the workflow; the defaults follow the papers."""
 
+    @classmethod
+    def from_workspace(cls, config: dict[str, Any]) -> WorkflowConfig:
+        """The workflow of a workspace: its ``[protocol]`` table, the other knobs at their defaults."""
+        return cls(gates=GateConfig.from_workspace(config))
+
     assignment_ttl: timedelta = timedelta(hours=2)
     """An open assignment not submitted within this time is released (expired) and handed out again."""
     authors_per_figure: int = 1
     """Human QA items wanted per figure (HakushoBench §3.2: one QA pair per image)."""
-    first_round_reviewers: int = 2
-    """Experts in a review's first round (DomainCQA §4.3: two randomly assigned experts)."""
-    consensus_margin: int = 1
-    """A review is decided when one rating has at least two votes and leads the other by this many (on the
-    item's current revision); 1 = both first-round experts agree, or a later expert breaks the tie."""
+    gates: GateConfig = field(default_factory=GateConfig)
+    """The protocols and their parameters (``[protocol]`` of ``zuhyo.toml``, :mod:`zuhyo.construct.qa.gates`):
+    verifiers per item, experts per round, consensus margin, rounds before an admin adjudicates."""
     error_types: tuple[str, ...] = DEFAULT_ERROR_TYPES
     taggers_per_error: int = 1
     """People who tag each error sample."""
@@ -185,6 +201,9 @@ class RevisionTask:
     verifications: list[VerificationView] = field(default_factory=list)
     reviews: list[ReviewView] = field(default_factory=list)
     flags: list[FlagView] = field(default_factory=list)
+    grading: dict[str, Any] | None = None
+    """``{"answer_kind", "axis", "key_points"}`` when the item has grading data or is DomainCQA-style."""
+    grading_stale: bool = False
 
 
 @dataclass(frozen=True)
@@ -203,6 +222,9 @@ class ReviewTask:
     aspect: str | None
     expires_at: datetime | None
     flags: list[FlagView] = field(default_factory=list)
+    grading: dict[str, Any] | None = None
+    """The data that grades answers (answer kind, axis range and scale, key points), shown for checking."""
+    grading_stale: bool = False
 
 
 @dataclass(frozen=True)

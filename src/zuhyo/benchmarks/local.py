@@ -64,13 +64,19 @@ def _from_rows(rows: list[dict], errors: RowErrors) -> list[Sample]:
     return samples
 
 
-def write_parquet(samples: list[Sample], path: Path) -> None:
-    """Write samples as a flat Parquet table (columns :data:`~zuhyo.schema.FLAT_COLUMNS`)."""
+def write_parquet(samples: list[Sample], path: Path, *, extra_columns: dict[str, list[str]] | None = None) -> None:
+    """Write samples as a flat Parquet table (columns :data:`~zuhyo.schema.FLAT_COLUMNS`), plus ``extra_columns``
+    (string columns, one value per sample, e.g. an export's ``provenance``; readers of the flat form ignore
+    them)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     rows = [sample_to_flat(s) for s in samples]
     table = pa.Table.from_pylist(rows, schema=_flat_schema())
+    for name, values in (extra_columns or {}).items():
+        if len(values) != len(rows):
+            raise ValueError(f"extra column {name!r} has {len(values)} values for {len(rows)} samples")
+        table = table.append_column(name, pa.array(values, type=pa.string()))
     pq.write_table(table, path)
 
 

@@ -66,6 +66,11 @@ def status_cmd(ws: WsArg, json_out: JsonOpt = False) -> None:
         from zuhyo.construct.workspace.queries import status
 
         result = status(w)
+        if result["qa_items"]:
+            from zuhyo.annotate.adjudicate import stuck_items
+            from zuhyo.annotate.workflow import WorkflowConfig
+
+            result["stuck"] = stuck_items(w.db, WorkflowConfig.from_workspace(w.config))
     if json_out:
         emit_json(result)
         return
@@ -82,6 +87,13 @@ def status_cmd(ws: WsArg, json_out: JsonOpt = False) -> None:
         table.add_row(stage, shown, str(counts["errors"]),
                       f"{last['status']} {last['started_at']} by {last['started_by']}" if last else "")
     console.print(table)
+    if result["qa_items"]:
+        console.print("QA items: " + ", ".join(f"{n} {k}" for k, n in result["qa_items"].items()), highlight=False)
+    stuck = result.get("stuck") or []
+    if stuck:
+        console.print(f"{len(stuck)} QA item(s) wait for a person who does not exist, e.g. "
+                      + "; ".join(f"#{s['qa_item_id']} ({s['status']}): {s['reason']}" for s in stuck[:3])
+                      + " — add people, or rule on them at /adjudicate in `zuhyo serve`", highlight=False)
 
 
 def figures_cmd(

@@ -139,11 +139,43 @@ def _image(ws: Workspace, fig: FigureRow, mode: str) -> ImageRef | str:
     return ImageRef(data=data, **common)
 
 
-def collect_samples(ws: Workspace, opts: ExportOptions, name: str
-                    ) -> tuple[list[Sample], Counter[str], list[ExportFailure]]:
-    """The exported items as samples (in item id order), their statuses, and the items that failed."""
+class ExportGateError(DataError):
+    """Accepted items that did not pass their protocol's human checks (:mod:`zuhyo.construct.qa.gates`): the
+    export refuses them whatever the options, naming how many and the first ones."""
+
+    def __init__(self, failures: list[ExportFailure]) -> None:
+        self.failures = failures
+        first = "; ".join(f"{f.item}: {f.reason}" for f in failures[:3])
+        more = f" (and {len(failures) - 3} more)" if len(failures) > 3 else ""
+        super().__init__(f"{len(failures)} accepted item(s) did not pass their protocol's quality gates: "
+                         f"{first}{more}. Send them through verification or review in `zuhyo serve`, or discard "
+                         "them")
+
+
+@dataclass
+class Collected:
+    """What :func:`collect_samples` found: the samples in item id order with each one's provenance."""
+
+    samples: list[Sample]
+    provenance: list[dict[str, Any]]
+    by_status: Counter[str]
+    failures: list[ExportFailure]
+    gate_failures: list[ExportFailure]
+    funnel: dict[str, dict[str, int]]
+
+
+def collect_samples(ws: Workspace, opts: ExportOptions, name: str) -> Collected:
+    """The exported items as samples (in item id order) with their provenance, their statuses, the items that
+    failed (missing images, invalid samples) and the accepted items that did not pass their gates."""
+    from zuhyo.construct.qa.gates import GateConfig, funnel, gate_failure, gather_evidence, provenance
+    from zuhyo.construct.workspace.qa_tables import UserRow
+
+    gates = GateConfig.from_workspace(ws.config)
     statuses = [ACCEPTED] + ([DRAFT] if opts.include_drafts else [])
     with ws.db.read() as s:
+        all_items = list(s.scalars(select(QAItemRow)))
+        evidence = gather_evidence(s, [i.id for i in all_items if i.status in statuses or i.status == "discarded"])
+        users = {u.id: u for u in s.scalars(select(UserRow))}
         rows = list(s.execute(
             select(QAItemRow, FigureRow, Document, Source)
             .join(FigureRow, FigureRow.id == QAItemRow.figure_id)
@@ -153,9 +185,16 @@ def collect_samples(ws: Workspace, opts: ExportOptions, name: str
         types = {fid: r.value for fid, r in current_label_rows(s, IMAGE_TYPE_STAGE, kept_only=False).items()}
         ccvs = {fid: ccv_tuple(r.value) for fid, r in current_label_rows(s, CCV_STAGE, kept_only=False).items()}
     samples: list[Sample] = []
+    chains: list[dict[str, Any]] = []
     by_status: Counter[str] = Counter()
     failures: list[ExportFailure] = []
+    gate_failures: list[ExportFailure] = []
     for item, fig, doc, src in rows:
+        if item.status == ACCEPTED:
+            why = gate_failure(item, evidence[item.id], gates)
+            if why is not None:
+                gate_failures.append(ExportFailure(item=f"qa-{item.id}", figure_id=fig.id, reason=why))
+                continue
         image = _image(ws, fig, opts.images)
         if isinstance(image, str):
             failures.append(ExportFailure(item=f"qa-{item.id}", figure_id=fig.id, reason=image))
@@ -167,8 +206,9 @@ def collect_samples(ws: Workspace, opts: ExportOptions, name: str
             failures.append(ExportFailure(item=f"qa-{item.id}", figure_id=fig.id, reason=f"not a valid sample: {why}"))
             continue
         samples.append(_enrich(sample, fig, doc, src, types.get(fig.id), ccvs.get(fig.id), opts))
+        chains.append(provenance(item, evidence[item.id], gates, users))
         by_status[item.status] += 1
-    return samples, by_status, failures
+    return Collected(samples, chains, by_status, failures, gate_failures, funnel(all_items, evidence, gates))
 
 
 def _enrich(sample: Sample, fig: FigureRow, doc: Document, src: Source, image_type: Any,
@@ -188,26 +228,28 @@ def _enrich(sample: Sample, fig: FigureRow, doc: Document, src: Source, image_ty
     return sample.model_copy(update=update)
 
 
-def _write_shards(samples: list[Sample], root: Path, split: str, max_shard_mb: float) -> list[str]:
-    """Parquet shards of at most ``max_shard_mb`` (estimated from image bytes and metadata) each."""
+def _write_shards(samples: list[Sample], chains: list[dict[str, Any]], root: Path, split: str,
+                  max_shard_mb: float) -> list[str]:
+    """Parquet shards of at most ``max_shard_mb`` (estimated from image bytes and metadata) each, with a
+    ``provenance`` column (each item's chain of checks as JSON, :func:`zuhyo.construct.qa.gates.provenance`)."""
     from zuhyo.benchmarks.local import write_parquet
     from zuhyo.schema import sample_to_json
 
     limit = max(1.0, max_shard_mb) * 1024 * 1024
-    groups: list[list[Sample]] = [[]]
+    groups: list[list[tuple[Sample, str]]] = [[]]
     size = 0.0
-    for smp in samples:
+    for smp, chain in zip(samples, chains, strict=True):
         est = len(smp.image.data or b"") if smp.image is not None else 0
         est += len(sample_to_json(smp.model_copy(update={"image": None})))
         if groups[-1] and size + est > limit:
             groups.append([])
             size = 0.0
-        groups[-1].append(smp)
+        groups[-1].append((smp, json.dumps(chain, ensure_ascii=False)))
         size += est
     names = []
     for i, group in enumerate(groups):
         name = f"{split}-{i:05d}-of-{len(groups):05d}.parquet"
-        write_parquet(group, root / name)
+        write_parquet([smp for smp, _ in group], root / name, extra_columns={"provenance": [c for _, c in group]})
         names.append(name)
     return names
 
@@ -255,8 +297,11 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
               "skip_missing": opts.skip_missing, "name": name, "split": opts.split}
     with ws.run(EXPORT_STAGE, params) as run:
         note("reading QA items")
-        samples, by_status, failures = collect_samples(ws, opts, name)
-        run.counts = {"items": len(samples), "errors": len(failures)}
+        found = collect_samples(ws, opts, name)
+        samples, by_status, failures = found.samples, found.by_status, found.failures
+        run.counts = {"items": len(samples), "errors": len(failures), "gate_failures": len(found.gate_failures)}
+        if found.gate_failures:
+            raise ExportGateError(found.gate_failures)
         if failures and not opts.skip_missing:
             raise ExportItemsError(failures)
         if not samples:
@@ -266,7 +311,7 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
         tmp.mkdir(parents=True)
         try:
             note("writing Parquet shards")
-            shards = _write_shards(samples, tmp, opts.split, opts.max_shard_mb)
+            shards = _write_shards(samples, found.provenance, tmp, opts.split, opts.max_shard_mb)
             note("writing save_to_disk copy")
             _save_to_disk(tmp, shards)
             note("statistics and plots")
@@ -282,7 +327,8 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
                                   card=str(out / "README.md"), name=name, split=opts.split,
                                   images_mode=opts.images, by_status=dict(sorted(by_status.items())),
                                   skipped=len(failures), error_items=failures,
-                                  plots=[str(p.png.relative_to(tmp)) for p in plots])
+                                  plots=[str(p.png.relative_to(tmp)) for p in plots], funnel=found.funnel,
+                                  review_alpha=_review_alpha(ws))
             steps = stage_counts(ws)
             card = render_card(report, stats, steps, plots=[(p.name, p.title, str(p.png.relative_to(tmp)), p.caption)
                                                             for p in plots],
@@ -298,6 +344,23 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
         run.counts = {"items": report.items, "images": report.images, "shards": len(shards),
                       "skipped": report.skipped}
     return report
+
+
+def _review_alpha(ws: Workspace) -> dict[str, Any] | None:
+    """Krippendorff's α (nominal, Valid/Flawed) of the experts' ratings with its bootstrap 95 % CI, for the
+    card (DomainCQA §4.3 reports α for its expert review); None without two ratings of one item."""
+    from zuhyo.agreement import alpha_summary
+    from zuhyo.construct.qa.gates import review_matrix
+    from zuhyo.construct.workspace.qa_tables import ReviewRow
+
+    with ws.db.read() as s:
+        rows = list(s.execute(select(ReviewRow.qa_item_id, ReviewRow.item_revision, ReviewRow.user_id,
+                                     ReviewRow.rating, ReviewRow.meta)))
+    matrix, coders, units = review_matrix(rows)
+    if coders < 2 or not units:
+        return None
+    summary = alpha_summary(matrix, "nominal", n_boot=1000, seed=0)
+    return summary if summary.get("alpha") is not None else None
 
 
 def _swap_in(tmp: Path, out: Path) -> None:

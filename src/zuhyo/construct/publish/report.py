@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 
@@ -32,4 +34,8 @@ class ExportReport(BaseModel):
     """Items left out because of an error (only with ``skip_missing``)."""
     error_items: list[ExportFailure] = Field(default_factory=list)
     plots: list[str] = Field(default_factory=list)
+    funnel: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Per protocol, the items at each human check (:func:`zuhyo.construct.qa.gates.funnel`)."""
+    review_alpha: dict[str, Any] | None = None
+    """Krippendorff's α of the expert ratings with its 95 % CI (``{"alpha", "ci95", ...}``), if any."""
     pushed_to: str | None = None

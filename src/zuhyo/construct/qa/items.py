@@ -18,6 +18,8 @@ from zuhyo.construct.workspace.tables import FigureRow
 from zuhyo.schema import AstroMeta, Flag, ImageRef, Sample, SourceInfo
 
 #: The fields of a QA item that a revision can change and that the action log records before and after.
+#: The fields that grade answers to an item (checked again whenever its answer changes).
+GRADING_FIELDS = ("answer_kind", "axis", "key_points")
 SNAPSHOT_FIELDS = ("question", "answer", "answer_kind", "options", "difficulty", "key_points", "axis", "status",
                    "reason", "revision", "category", "aspect")
 
@@ -46,13 +48,40 @@ def add_qa_item(s: Session, *, item_key: str, figure_id: int, origin: str, quest
     return row, True
 
 
+def has_grading(row: QAItemRow) -> bool:
+    """Whether the item carries data that grades answers to it (answer kind, axis range and scale for DomainCQA
+    Algorithm 3, key points for the key-point judge)."""
+    return bool(row.answer_kind or row.axis or row.key_points)
+
+
+def grading_view(row: QAItemRow) -> dict[str, Any] | None:
+    """The grading data as pages show it, or None for an item that has none and is not DomainCQA-style."""
+    if not has_grading(row) and row.style != "astro":
+        return None
+    return {"answer_kind": row.answer_kind, "axis": dict(row.axis) if row.axis else None,
+            "key_points": list(row.key_points or [])}
+
+
 def update_qa_item(s: Session, row: QAItemRow, *, actor: str, action: str, user_id: int | None = None,
-                   **changes: Any) -> None:
-    """Change an item's fields, bump its revision when question or answer change, and log before and after."""
+                   grading_confirmed: bool = False, **changes: Any) -> None:
+    """Change an item's fields, bump its revision when question or answer change, and log before and after.
+
+    A new answer on an item with grading data (:func:`has_grading`) marks that data stale (``meta.grading_stale``)
+    unless the same change edits it or ``grading_confirmed`` says a person checked it; the export refuses items
+    with stale grading data, so a revised answer is never graded by the old axis range or key points."""
     before = snapshot(row)
     if "status" in changes and changes["status"] not in QA_STATUSES:
         raise ValueError(f"unknown QA status {changes['status']!r}")
     text_changed = any(k in changes and changes[k] != getattr(row, k) for k in ("question", "answer"))
+    grading_edited = any(k in changes and changes[k] != getattr(row, k) for k in GRADING_FIELDS)
+    answer_changed = "answer" in changes and changes["answer"] != row.answer
+    if grading_edited or grading_confirmed or (answer_changed and has_grading(row)):
+        meta = dict(changes.get("meta", row.meta) or {})
+        if grading_edited or grading_confirmed:
+            meta.pop("grading_stale", None)
+        else:
+            meta["grading_stale"] = {"since_revision": (row.revision or 1) + 1, "old_answer": row.answer}
+        changes["meta"] = meta
     for key, value in changes.items():
         setattr(row, key, value)
     if text_changed:

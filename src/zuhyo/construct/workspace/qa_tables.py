@@ -29,7 +29,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 from zuhyo.construct.workspace.orm import Base, JsonType, utcnow
 
 #: Workflow states of a QA item (``qa_items.status``); the annotation app's state machine moves between them.
-QA_STATUSES = ("draft", "rejected", "authored", "verifying", "revise", "reviewing", "accepted", "discarded")
+QA_STATUSES = ("draft", "rejected", "authored", "verifying", "adjudicating", "revise", "reviewing", "accepted",
+               "discarded")
 
 
 class AbstractVote(Base):

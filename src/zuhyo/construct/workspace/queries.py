@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from zuhyo.construct.workspace import Workspace, current_user
 from zuhyo.construct.workspace.db import WorkspaceError
 from zuhyo.construct.workspace.orm import iso_utc
+from zuhyo.construct.workspace.qa_tables import QAItemRow
 from zuhyo.construct.workspace.records import DECISIONS, decision_from_row, figure_from_row, record_decision
 from zuhyo.construct.workspace.tables import DecisionRow, Document, FigureRow, ItemError, Source, StageRun
 from zuhyo.schema import Decision
@@ -91,9 +92,11 @@ def status(ws: Workspace) -> dict[str, Any]:
         for d in decided.values():
             status_counts[figure_status(d)] += 1
         status_counts["collected"] = n_figures - status_counts["kept"] - status_counts["dropped"]
+        qa_items = dict(sorted((st, n) for st, n in s.execute(
+            select(QAItemRow.status, func.count(QAItemRow.id)).group_by(QAItemRow.status))))
     for entry in stages.values():
         entry.setdefault("errors", 0)
-    return {"workspace": str(ws.root), "database": ws.db.backend, "revision": ws.revision(),
+    return {"qa_items": qa_items, "workspace": str(ws.root), "database": ws.db.backend, "revision": ws.revision(),
             "sources": n_sources, "documents": n_documents, "figures": n_figures, "status": status_counts,
             "errors": sum(e["errors"] for e in stages.values()), "stages": stages}
 
