@@ -22,15 +22,8 @@ from pydantic import Field
 from sqlalchemy.orm import Session
 
 from zuhyo.construct.collect.pdf_limits import HEADER_WINDOW, pdf_type_problem
-from zuhyo.construct.collect.pdf_regions import (
-    DEFAULT_DPI,
-    DEFAULT_MIN_SIDE_PT,
-    Candidate,
-    Skipped,
-    analyse_page,
-    error_reason,
-)
-from zuhyo.construct.collect.report import CollectCounts, ItemFailure
+from zuhyo.construct.collect.pdf_regions import DEFAULT_DPI, DEFAULT_MIN_SIDE_PT, Candidate, Skipped, analyse_page
+from zuhyo.construct.collect.report import CollectCounts, ItemFailure, error_reason
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.records import (
     add_figure,

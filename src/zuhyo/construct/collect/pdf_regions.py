@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 
 from zuhyo.construct.collect.caption_lines import Caption, parse_caption, parse_source_line
 from zuhyo.construct.collect.pdf_limits import check_image, check_render, drawn_images, image_placements
-from zuhyo.errors import ImageError
+from zuhyo.construct.collect.report import error_reason
 from zuhyo.images.verify import DEFAULT_MAX_PIXELS
 
 #: Placed images (or merged fragments) with a side shorter than this (PDF points, 1/72 inch) are icons/bullets.
@@ -280,14 +280,6 @@ def _make_png(page: Any, cand: Candidate, limits: _Limits, result: PageResult) -
         result.errors.append((cand.locator, f"cannot make the image: {error_reason(e)}"))
         return False
     return True
-
-
-def error_reason(e: BaseException) -> str:
-    """One line for an error on untrusted input: the limit's own message, else the error's kind and first line."""
-    if isinstance(e, ImageError):
-        return str(e)
-    text = (str(e).strip().splitlines() or [""])[0][:200]
-    return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
 def _box_of(bbox: Any) -> Box:
