@@ -178,7 +178,7 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
 
         check_classifier(ws, classifier)
     report = FilterReport()
-    with ws.run(STAGE, params) as run:
+    with ws.run(STAGE, params, lock=True) as run:
         figures, history = _history(ws)
         report.checked = len(figures)
         shas = sorted({f.sha256 for f in figures})

@@ -175,7 +175,7 @@ def run_labelling(ws: Workspace, task: LabelTask, backend: ModelBackend, *, conc
     config = GenerationConfig(temperature=0.0, max_tokens=max_tokens, extra_body=extra)
     params = {"model": backend.spec, "prompt": task.prompt_name, "prompt_version": prompt.version,
               "constrained": constrained}
-    with ws.run(task.stage, params) as run:
+    with ws.run(task.stage, params, lock=True) as run:
         asyncio.run(_label_all(ws, task, backend, prompt, config, pending, run.id, report, concurrency, on_item,
                                close))
         run.counts = report.model_dump(include={"figures", "labelled", "skipped_existing", "dropped", "errors",
@@ -267,7 +267,7 @@ def import_labels(ws: Workspace, task: LabelTask, csv_path: Path | str, *, by: s
                         f"columns {', '.join(task.columns)}" + (f" (missing: {', '.join(missing)})" if missing else ""))
     report = ImportReport(file=str(path))
     source_model = f"{by}:{hashlib.sha256(raw).hexdigest()[:16]}"
-    with ws.run(task.stage, {"import": str(path), "model": source_model}) as run:
+    with ws.run(task.stage, {"import": str(path), "model": source_model}, lock=True) as run:
         for line, cells in enumerate(reader, start=2):
             if not any(c.strip() for c in cells):
                 continue
