@@ -48,6 +48,7 @@ from zuhyo.construct.workspace.records import (
     record_error,
     resolve_error,
 )
+from zuhyo.construct.workspace.scratch import scratch_dir
 from zuhyo.construct.workspace.tables import FigureRow
 from zuhyo.errors import DataError, ImageError
 from zuhyo.images.verify import DEFAULT_MAX_BYTES, DEFAULT_MAX_PIXELS, verify_image
@@ -121,7 +122,7 @@ class _Paper:
 
     def collect(self, max_archive_bytes: int, on_item: Callable[[str, str], None] | None) -> None:
         try:
-            with opened_source(self.path, max_archive_bytes) as src:
+            with scratch_dir(self.ws.root, "latex-") as tmp, opened_source(self.path, max_archive_bytes, tmp) as src:
                 self.report.skipped_members += [f"{self.path.name}: {m}" for m in src.skipped]
                 main = find_main_file(src.root)
                 inlined = inline_includes(src.root, main)

@@ -57,14 +57,16 @@ class Extracted:
 
 
 @contextmanager
-def opened_source(src: Path, max_total_bytes: int = MAX_TOTAL_BYTES) -> Iterator[Extracted]:
-    """The source as a folder: ``src`` itself, or a temporary extraction of the tarball (removed afterwards)."""
+def opened_source(src: Path, max_total_bytes: int = MAX_TOTAL_BYTES, tmp_root: Path | None = None
+                  ) -> Iterator[Extracted]:
+    """The source as a folder: ``src`` itself, or a temporary extraction of the tarball under ``tmp_root`` (the
+    workspace's scratch folder; the system's temporary folder without it), removed afterwards."""
     if src.is_dir():
         yield Extracted(src)
         return
     if not src.is_file():
         raise DataError(f"{src}: not found")
-    tmp = Path(tempfile.mkdtemp(prefix="zuhyo-latex-"))
+    tmp = Path(tempfile.mkdtemp(prefix="zuhyo-latex-", dir=tmp_root))
     try:
         yield _extract(src, tmp, max_total_bytes)
     finally:
