@@ -161,3 +161,14 @@ def test_latex_graphics_by_content_and_hostile_pdf_graphics(ws: Path, tmp_path: 
     (prov,) = con.execute("SELECT provenance FROM figures").fetchone()
     con.close()
     assert json.loads(prov)["source_format"] == "png"
+
+
+def test_the_cli_pixel_limit_is_the_library_default():
+    import inspect
+
+    from zuhyo.cli.construct_collect import folder_cmd, pdf_cmd
+    from zuhyo.cli.construct_collect_latex import latex_cmd
+    from zuhyo.images.verify import DEFAULT_MAX_PIXELS
+
+    for cmd in (folder_cmd, pdf_cmd, latex_cmd):
+        assert inspect.signature(cmd).parameters["max_pixels"].default == DEFAULT_MAX_PIXELS
