@@ -213,7 +213,7 @@ def _add_captions_and_context(paper: Paper, body: str, envs: list[Environment], 
     the labels they cite, and each paragraph is converted to text at most once.
     """
     prose = _cut(body, [(env.start, env.end) for env in envs])  # the figures' own captions are not context
-    headings = []
+    headings: list[tuple[int, int]] = []
     for m in _SECTION.finditer(prose):  # headings end a paragraph and are not context
         try:
             end = _heading_end(prose, m.start())

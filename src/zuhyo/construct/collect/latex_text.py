@@ -329,9 +329,9 @@ def to_plain(latex: str, numbers: dict[str, str] | None = None) -> str:
     pieces = _latex_pieces(text)
     if pieces is not None:
         fast = [_fast_piece(piece) if is_latex else piece for is_latex, piece in pieces]
-        latex = [piece for (is_latex, piece), done in zip(pieces, fast, strict=True) if is_latex and done is None]
-        converted = _pylatexenc(_MARK.join(latex)).split(_MARK) if latex else []
-        if len(converted) == len(latex):
+        slow = [piece for (is_latex, piece), done in zip(pieces, fast, strict=True) if is_latex and done is None]
+        converted = _pylatexenc(_MARK.join(slow)).split(_MARK) if slow else []
+        if len(converted) == len(slow):
             parts = iter(converted)
             plain = "".join(next(parts) if done is None else done for done in fast)
             return re.sub(r"\s+", " ", plain.replace("\xa0", " ")).strip()

@@ -70,7 +70,7 @@ def collect_pdfs(ws: Workspace, files: list[Path | str], *, dpi: int = DEFAULT_D
             try:
                 ok = _collect_file(ws, path, run.id, report, dpi=dpi, min_side_pt=min_side_pt, max_pixels=max_pixels)
             except Exception as e:  # noqa: BLE001 - any failure on one untrusted file is that file's error
-                source_id = ws.db.write_retrying(lambda s, p=path: get_or_create_source(s, KIND, str(p)).id)
+                source_id = _source_id(ws, path)
                 _fail(ws, report, source_id, run.id, f"source/{source_id}/{path.name}", path.name,
                       f"cannot read the PDF: {error_reason(e)}")
                 ok = False
@@ -79,6 +79,10 @@ def collect_pdfs(ws: Workspace, files: list[Path | str], *, dpi: int = DEFAULT_D
         run.counts = report.model_dump(include={"figures", "documents", "errors", "skipped_existing", "skipped",
                                                 "captioned"})
     return report
+
+
+def _source_id(ws: Workspace, path: Path) -> int:
+    return ws.db.write_retrying(lambda s: get_or_create_source(s, KIND, str(path), title=path.name).id)
 
 
 def _fail(ws: Workspace, report: PdfCollectReport, source_id: int, run_id: int, key: str, locator: str,
@@ -140,7 +144,7 @@ def _collect_file(ws: Workspace, path: Path, run_id: int, report: PdfCollectRepo
                   min_side_pt: float, max_pixels: int) -> bool:
     from zuhyo.construct.collect.pdf_regions import furniture_keys
 
-    source_id = ws.db.write_retrying(lambda s: get_or_create_source(s, KIND, str(path), title=path.name).id)
+    source_id = _source_id(ws, path)
     file_key = f"source/{source_id}/{path.name}"
     doc, damaged = _open(path)
     if doc is None:
