@@ -204,3 +204,31 @@ def test_classify_real_chartqa_charts(tmp_path: Path, fake_server, shared_data: 
     assert (out["run"]["labelled"], out["run"]["errors"], out["types"]["Bar"]) == (30, 0, 30)
     assert server.state.requests == 30
     assert server.state.bytes_in > sum(p.stat().st_size for p in charts.glob("*.png"))  # the images were sent
+
+
+PROSE = 'It is NOT {"image_type": "Pie"}; it is clearly a Bar'
+
+
+def test_json_only_replies_prose_around_the_object_is_an_error_unless_lenient(tmp_path: Path, fake_server):
+    from zuhyo.construct.select.classify import ImageTypeReply
+    from zuhyo.construct.select.labelling import parse_json_reply
+
+    assert parse_json_reply(ImageTypeReply, PROSE)[1].startswith("the reply has text around its JSON object")
+    assert parse_json_reply(ImageTypeReply, ' \n```json\n{"image_type": "Bar"}\n```\n')[0] is not None
+    assert parse_json_reply(ImageTypeReply, PROSE, lenient=True)[0] is not None
+    ws = make_captioned_ws(tmp_path, 2)
+    server = fake_server(answers={"cap-0": PROSE, "cap-1": bar("Line"), "text around its JSON object": PROSE})
+    spec = f"openai:m1@{server.base_url}"
+    out = run_cli_json("classify", str(ws), "--model", spec, "--concurrency", "1")
+    run = out["run"]
+    assert (run["labelled"], run["errors"]) == (1, 1)
+    assert run["error_items"][0]["reason"].startswith("no valid reply after 3 attempt(s): the reply has text "
+                                                      "around its JSON object")
+    assert {r[0]: json.loads(r[4]) for r in label_rows(ws, "image_type")} == {2: "Line"}  # never stored as Pie
+    lenient = run_cli_json("classify", str(ws), "--model", spec, "--lenient-json")
+    assert (lenient["run"]["labelled"], lenient["run"]["errors"]) == (1, 0)
+    con = sqlite3.connect(ws / "zuhyo.db")
+    params = [json.loads(p) for (p,) in con.execute("SELECT params FROM stage_runs WHERE stage = 'image_type' "
+                                                    "ORDER BY id")]
+    con.close()
+    assert [p["lenient_json"] for p in params] == [False, True]

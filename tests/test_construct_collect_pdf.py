@@ -179,7 +179,7 @@ def test_encrypted_truncated_and_non_pdf_are_errors_and_the_stage_goes_on(ws: Pa
     assert by_file["locked.pdf"] == "encrypted PDF: needs a password"
     assert by_file["stub.pdf"].startswith(("broken PDF or not a PDF: cannot be opened",
                                            "broken or truncated PDF: no readable page"))
-    assert by_file["notes.pdf"].startswith("broken PDF or not a PDF: cannot be opened")
+    assert by_file["notes.pdf"] == "not a PDF (no %PDF- header in its first 1,024 bytes): looks like text"
     assert by_file["missing.pdf"] == "no such file"
     # a third of the file: mupdf repairs it and page 1 survives; collected, and still an error to look at
     assert by_file["truncated.pdf"].startswith("damaged or truncated PDF, repaired on reading")
@@ -251,3 +251,75 @@ def test_a_dotted_number_running_into_text_is_not_a_caption():
     assert parse_caption("Figure 1.1.6を基に文部科学省作成") is None
     assert parse_caption("Figure 1.1. Sales").figure_number == "1.1"  # type: ignore[union-attr]
     assert parse_caption("Fig. 2. Results").figure_number == "2"  # type: ignore[union-attr]
+
+
+def _hostile_pdfs(tmp_path: Path) -> dict[str, Path]:
+    import hostile_inputs as h
+
+    one = h.image_pages_pdf([(100, 80, (50, 50, 200, 160))])
+    files = {
+        "huge.pdf": h.huge_image_pdf(),  # 12k x 12k declared in ~1 KB
+        "striped.pdf": h.striped_image_pdf(),  # 18 stripes of 18k x 1k: each under the limit, together over
+        "bomb.pdf": h.bomb_image_pdf(),  # over twice Pillow's limit: DecompressionBombError once decoded
+        "count.pdf": h.wrong_count_pdf(),  # /Count 5, one page
+        "negative.pdf": one.replace(b"/Count 1", b"/Count -3"),  # RuntimeError on opening
+        "cycle.pdf": one.replace(b"/Kids [3 0 R]", b"/Kids [2 0 R]"),  # FzErrorFormat: not a RuntimeError
+        "bigpage.pdf": h.oversized_page_pdf(),  # 200,000 pt page: FzErrorLimit once rendered
+        "image.pdf": h.png_bytes(),  # a PNG named .pdf
+    }
+    out = {}
+    for name, data in files.items():
+        out[name] = tmp_path / name
+        out[name].write_bytes(data)
+    return out
+
+
+def test_hostile_pdfs_are_per_item_errors_checked_before_decoding_and_the_run_goes_on(ws: Path, tmp_path: Path):
+    import hostile_inputs as h
+
+    hostile = _hostile_pdfs(tmp_path)
+    good = tmp_path / "good.pdf"
+    make_figures_pdf(good)
+    start = time.perf_counter()
+    proc = h.run_limited(["collect", "pdf", str(ws), *map(str, hostile.values()), str(good), "--json"],
+                         memory_bytes=1 << 30, timeout_s=120)
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import json
+
+    out = json.loads(proc.stdout)
+    reasons = {e["file"]: e["reason"] for e in out["error_items"]}
+    assert reasons["huge.pdf page1/image-xref5"] == (
+        "the image (xref 5) declares 12,000×12,000 = 144,000,000 pixels, over the 89,478,485-pixel limit; "
+        "not decoded")
+    assert reasons["bomb.pdf page1/image-xref5"].endswith("over the 89,478,485-pixel limit; not decoded")
+    striped = [r for f, r in reasons.items() if f.startswith("striped.pdf")]
+    assert striped == ["cannot make the image: the images drawn in the region declare 324,000,000 pixels in all, "
+                       "over the 89,478,485-pixel limit; not rendered"]
+    assert [f for f in reasons if f.startswith("count.pdf")] == [f"count.pdf page {n}" for n in (2, 3, 4, 5)]
+    assert reasons["negative.pdf"].startswith("cannot read the PDF: RuntimeError")
+    assert reasons["cycle.pdf"] == "cannot read any page: FzErrorFormat: code=7: cycle in page tree"
+    (big,) = [r for f, r in reasons.items() if f.startswith("bigpage.pdf")]
+    assert "pixels at 200 dpi, over the 89,478,485-pixel limit; not rendered" in big
+    assert reasons["image.pdf"] == "not a PDF (no %PDF- header in its first 1,024 bytes): looks like a PNG image"
+    assert out["errors"] == len(reasons) == 11
+    assert out["figures"] == 3  # the good PDF after them all
+    assert elapsed < 60, f"{elapsed:.1f} s"  # was 24 s for the 12k x 12k image alone, and 1.6 GB
+    status = run_cli_json("status", str(ws))
+    assert status["errors"] == 11
+
+
+def test_max_pixels_is_a_parameter_and_recorded_in_the_run(ws: Path, tmp_path: Path):
+    from zuhyo.construct.collect.pdf import collect_pdfs
+    from zuhyo.construct.workspace import Workspace
+
+    pdf = tmp_path / "figs.pdf"
+    make_figures_pdf(pdf)
+    with Workspace.open(ws) as w:
+        report = collect_pdfs(w, [pdf], max_pixels=10_000)
+    assert report.figures == 0 and report.errors >= 3
+    assert all("10,000-pixel limit" in e.reason for e in report.error_items)
+    con = sqlite3.connect(ws / "zuhyo.db")
+    (params,) = con.execute("SELECT params FROM stage_runs WHERE stage = 'collect'").fetchone()
+    con.close()
+    assert '"max_pixels": 10000' in params

@@ -51,7 +51,7 @@ def test_complexity_by_model_with_reask_error_and_rerun(tmp_path: Path, fake_ser
     missing_type = json.dumps({n: 0 for n in NAMES[:-1]})
     answers: dict[str, str | list[str]] = {
         "cap-0": ccv_json("1100000001"),
-        "cap-1": "Here you go:\n```json\n" + ccv_json("0100000000") + "\n```",
+        "cap-1": "```json\n" + ccv_json("0100000000") + "\n```",  # a fence alone is the object alone
         "cap-2": missing_type,  # Type missing: re-asked
         "does not match the schema": [ccv_json("0110000011"), json.dumps({**{n: 0 for n in NAMES}, "Color": 2})],
         "cap-3": json.dumps({**{n: 0 for n in NAMES}, "Color": 2}),  # never valid: an error

@@ -163,3 +163,18 @@ async def test_polite_fetcher_reports_status(serve) -> None:
             await fetcher.get("ftp://example.org/a.html")
     with pytest.raises(RuntimeError, match="outside"):
         await PoliteFetcher().get(server.base)
+
+
+async def test_a_huge_crawl_delay_is_capped_and_reported(serve) -> None:
+    import time
+
+    server = await serve("soumu", (200, "User-agent: *\nCrawl-delay: 86400\n"))
+    report = CrawlReport()
+    start = time.perf_counter()
+    got = await collect([server.base + R05 + "index.html"], "soumu", report, max_crawl_delay_s=0.2)
+    elapsed = time.perf_counter() - start
+    assert report.pages == 4 and len(got) == 6  # the crawl went on (it stalled for good after one page)
+    assert 0.2 * 3 <= elapsed < 30  # four more requests, each after the capped delay
+    host = server.base.removeprefix("http://")
+    assert report.crawl_delays_capped == [f"{host}: robots.txt asks for 86400 s between requests; waited 0.2 s "
+                                          "(--max-crawl-delay)"]

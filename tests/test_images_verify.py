@@ -97,12 +97,15 @@ def test_rejects_truncated_jpeg_when_pixels_are_decoded() -> None:
     (b'{"error": "rate limited"}', "looks like JSON"),
     (b'<svg xmlns="http://www.w3.org/2000/svg"></svg>', "looks like XML/SVG"),
     (b"%PDF-1.7\n...", "looks like a PDF"),
-    (b"\x00\x01\x02garbage", r"starts with b'\\x00\\x01\\x02garbage'"),
+    (b"\x00\x01\x02garbage", "binary data of no known format (10 bytes)"),
+    (b"root:x:0:0:root:/root:/bin/bash\n", "looks like text"),
 ])
 def test_rejects_non_images_saying_what_they_look_like(data: bytes, needle: str) -> None:
     with pytest.raises(ImageError, match="not an image in a supported format") as e:
         verify_image(data)
-    assert needle.replace("\\\\", "\\") in str(e.value)
+    assert needle in str(e.value)
+    assert b"garbage" not in data or "garbage" not in str(e.value)  # the bytes themselves are never quoted
+    assert "root" not in str(e.value)
 
 
 def test_rejects_empty_and_header_only_files() -> None:

@@ -13,6 +13,11 @@ from zuhyo.cli.construct_collect_html import html_cmd
 from zuhyo.cli.construct_collect_latex import latex_cmd
 from zuhyo.cli.workspace import WsArg, open_workspace
 
+#: Pillow's own default limit (zuhyo.images.verify.DEFAULT_MAX_PIXELS), written out: the CLI stays light to import.
+MaxPixelsOpt = Annotated[int, typer.Option("--max-pixels", min=1, help="Most pixels an image may declare (or a "
+                                                                       "rendered region make); checked before "
+                                                                       "decoding.")]
+
 collect_app = typer.Typer(help="Collect figures into a workspace (folder, html, latex, pdf).",
                           no_args_is_help=True)
 
@@ -25,13 +30,15 @@ def folder_cmd(
                                                                      "FOLDER, or file name) and caption, "
                                                                      "figure_number, context, page_url, paper_id, "
                                                                      "... columns.")] = None,
+    max_pixels: MaxPixelsOpt = 89_478_485,
     json_out: JsonOpt = False,
 ) -> None:
     """Collect a plain folder of images; corrupt and non-image files are recorded as errors; resumable."""
     with open_workspace(ws) as w, stage_progress(quiet=json_out) as (on_start, on_item):
         from zuhyo.construct.collect.folder import collect_folder
 
-        report = collect_folder(w, folder, captions=captions, on_start=on_start, on_item=on_item)
+        report = collect_folder(w, folder, captions=captions, max_pixels=max_pixels, on_start=on_start,
+                                on_item=on_item)
     if json_out:
         emit_json(report.model_dump(mode="json"))
         return
@@ -57,13 +64,15 @@ def pdf_cmd(
     min_size: Annotated[float, typer.Option("--min-size", min=0, help="Images placed smaller than this (points, "
                                                                       "1/72 inch) on a side are skipped as "
                                                                       "icons or strips.")] = 50.0,
+    max_pixels: MaxPixelsOpt = 89_478_485,
     json_out: JsonOpt = False,
 ) -> None:
     """Collect embedded images and captioned vector figures from PDFs; what is skipped is recorded with why."""
     with open_workspace(ws) as w, stage_progress(quiet=json_out) as (on_start, on_item):
         from zuhyo.construct.collect.pdf import collect_pdfs
 
-        report = collect_pdfs(w, list(files), dpi=dpi, min_side_pt=min_size, on_start=on_start, on_item=on_item)
+        report = collect_pdfs(w, list(files), dpi=dpi, min_side_pt=min_size, max_pixels=max_pixels,
+                              on_start=on_start, on_item=on_item)
     if json_out:
         emit_json(report.model_dump(mode="json"))
         return

@@ -24,12 +24,16 @@ def html_cmd(
     delay: Annotated[float, typer.Option("--delay", min=0.0, help="Seconds between request starts to one host "
                                                                   "(robots.txt Crawl-delay also obeyed).")] = 0.5,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Requests in flight per host.")] = 2,
-    allow_private_hosts: Annotated[bool, typer.Option(
-        "--allow-private-hosts", help="Follow redirects to private, loopback and link-local addresses (refused "
-        "by default unless the URL itself names that host).")] = False,
+    max_crawl_delay: Annotated[float, typer.Option("--max-crawl-delay", min=0.0, help="Longest robots.txt "
+                                                   "Crawl-delay obeyed, seconds; a longer one is waited this long "
+                                                   "and reported.")] = 60.0,
     json_out: JsonOpt = False,
 ) -> None:
-    """Crawl white papers' HTML editions (in scope, robots.txt obeyed, polite); one figure per <img>; resumable."""
+    """Crawl white papers' HTML editions (in scope, robots.txt obeyed, polite); one figure per <img>; resumable.
+
+    Only the editions' own hosts are fetched (a redirect out of the scope is never followed), so private hosts need
+    no flag here: a start URL on one is taken as given.
+    """
     from zuhyo.construct.collect.profiles import load_profile
 
     if profile is not None:
@@ -39,7 +43,7 @@ def html_cmd(
         from zuhyo.construct.collect.html import collect_html
 
         report = collect_html(w, urls, profile=profile, latest_edition=latest_edition, max_pages=max_pages,
-                              delay_s=delay, per_host=concurrency, allow_private_hosts=allow_private_hosts,
+                              delay_s=delay, per_host=concurrency, max_crawl_delay_s=max_crawl_delay,
                               on_item=on_item)
     if json_out:
         emit_json(report.model_dump(mode="json"))
@@ -49,6 +53,8 @@ def html_cmd(
         console.print(f"{len(report.editions)} editions, {report.pages} pages: {report.figures} figures added "
                       f"({report.documents} new documents, {report.images_fetched} images downloaded), "
                       f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
+        for capped in report.crawl_delays_capped:
+            console.print(f"  [yellow]crawl delay capped: {escape(capped)}[/]", highlight=False, soft_wrap=True)
         for left in report.left_out_editions:
             console.print(f"  left out {escape(left.scope)}: {escape(left.reason)}", highlight=False, soft_wrap=True)
         print_item_errors([item.reason for item in report.error_items])

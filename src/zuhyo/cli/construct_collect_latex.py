@@ -18,6 +18,9 @@ def latex_cmd(
     paper_id: Annotated[str | None, typer.Option("--paper-id", help="The paper's id (one SOURCE only); default: "
                                                                     "the arXiv id in the folder or tarball name, "
                                                                     "else the name.")] = None,
+    max_pixels: Annotated[int, typer.Option("--max-pixels", min=1, help="Most pixels an image may declare (or a "
+                                                                        "PDF figure's images together); checked "
+                                                                        "before decoding.")] = 89_478_485,
     json_out: JsonOpt = False,
 ) -> None:
     """Collect figures from LaTeX sources: captions, labels, citing paragraphs; PDF/EPS rasterised; resumable."""
@@ -25,7 +28,7 @@ def latex_cmd(
     with open_workspace(ws) as w, stage_progress(quiet=json_out) as (_on_start, on_item):
         from zuhyo.construct.collect.latex import collect_latex
 
-        report = collect_latex(w, sources, paper_id=paper_id, on_item=on_item)
+        report = collect_latex(w, sources, paper_id=paper_id, max_pixels=max_pixels, on_item=on_item)
     if json_out:
         emit_json(report.model_dump(mode="json"))
         return

@@ -29,6 +29,10 @@ MaxPixelsOpt = Annotated[int | None, typer.Option("--max-image-pixels", help="Do
 ConstrainedOpt = Annotated[bool, typer.Option("--constrained/--no-constrained",
                                               help="Send the reply's JSON schema as response_format (servers "
                                                    "without structured output: --no-constrained).")]
+LenientJsonOpt = Annotated[bool, typer.Option("--lenient-json", help="Take the first JSON object of a reply with "
+                                                                     "text around it (by default such a reply is "
+                                                                     "re-asked, then the figure's error); "
+                                                                     "recorded in the run.")]
 
 
 def stage_backend(model: str, *, timeout: float, retries: int, retry_base: float, api_key_env: str,
@@ -45,7 +49,7 @@ def stage_backend(model: str, *, timeout: float, retries: int, retry_base: float
 
 def _label(w: Workspace, task: LabelTask, *, model: str | None, import_csv: Path | None, concurrency: int,
            timeout: float, retries: int, retry_base: float, api_key_env: str, max_image_pixels: int | None,
-           constrained: bool, json_out: bool) -> dict[str, Any]:
+           constrained: bool, json_out: bool, lenient_json: bool = False) -> dict[str, Any]:
     """Import people's labels, then run the model; the JSON summary (without the stage's statistics)."""
     from zuhyo.construct.select.labelling import import_labels, run_labelling
 
@@ -58,7 +62,7 @@ def _label(w: Workspace, task: LabelTask, *, model: str | None, import_csv: Path
                                 api_key_env=api_key_env, max_image_pixels=max_image_pixels)
         with stage_progress(quiet=json_out, label=task.stage) as (on_start, on_item):
             report = run_labelling(w, task, backend, concurrency=concurrency, constrained=constrained,
-                                   on_start=on_start,
+                                   lenient_json=lenient_json, on_start=on_start,
                                    on_item=(lambda fid, outcome: on_item(str(fid), outcome)) if on_item else None)
         out["run"] = report.model_dump(mode="json")
     return out
@@ -98,7 +102,7 @@ def classify_cmd(
                                                              "model's accuracy and Cohen's kappa on it.")] = None,
     concurrency: ConcurrencyOpt = 8, timeout: TimeoutOpt = 300.0, retries: RetriesOpt = 5,
     retry_base: RetryBaseOpt = 1.0, api_key_env: ApiKeyEnvOpt = "OPENAI_API_KEY",
-    max_image_pixels: MaxPixelsOpt = None, constrained: ConstrainedOpt = True,
+    max_image_pixels: MaxPixelsOpt = None, constrained: ConstrainedOpt = True, lenient_json: LenientJsonOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Image type of each kept figure: one of the 11 HakushoBench classes (Bar, Line, Pie, Area, Scatter, Bubble,
@@ -112,7 +116,8 @@ def classify_cmd(
     with open_workspace(ws) as w:
         out = _label(w, IMAGE_TYPE_TASK, model=model, import_csv=import_csv, concurrency=concurrency,
                      timeout=timeout, retries=retries, retry_base=retry_base, api_key_env=api_key_env,
-                     max_image_pixels=max_image_pixels, constrained=constrained, json_out=json_out)
+                     max_image_pixels=max_image_pixels, constrained=constrained, json_out=json_out,
+                     lenient_json=lenient_json)
         current = current_labels(w, IMAGE_TYPE_TASK.stage)
         out["labelled_figures"] = len(current)
         out["types"] = type_counts(current)
@@ -145,7 +150,7 @@ def complexity_cmd(
                                                                      "over model labels.")] = None,
     concurrency: ConcurrencyOpt = 8, timeout: TimeoutOpt = 300.0, retries: RetriesOpt = 5,
     retry_base: RetryBaseOpt = 1.0, api_key_env: ApiKeyEnvOpt = "OPENAI_API_KEY",
-    max_image_pixels: MaxPixelsOpt = None, constrained: ConstrainedOpt = True,
+    max_image_pixels: MaxPixelsOpt = None, constrained: ConstrainedOpt = True, lenient_json: LenientJsonOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Chart Complexity Vector of each kept figure: the 10 binary attributes of DomainCQA Table 3, the L1
@@ -157,7 +162,8 @@ def complexity_cmd(
     with open_workspace(ws) as w:
         out = _label(w, CCV_TASK, model=model, import_csv=import_csv, concurrency=concurrency, timeout=timeout,
                      retries=retries, retry_base=retry_base, api_key_env=api_key_env,
-                     max_image_pixels=max_image_pixels, constrained=constrained, json_out=json_out)
+                     max_image_pixels=max_image_pixels, constrained=constrained, json_out=json_out,
+                     lenient_json=lenient_json)
         out.update(summary(current_labels(w, CCV_TASK.stage)))
     if json_out:
         emit_json(out)

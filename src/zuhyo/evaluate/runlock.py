@@ -1,4 +1,5 @@
-"""One writer per run set: an exclusive ``flock`` on ``DIR/.zuhyo.lock`` held by `zuhyo eval` and `zuhyo score`.
+"""One writer per run set: an exclusive ``flock`` on ``DIR/.zuhyo.lock`` held by `zuhyo eval` and `zuhyo score`;
+the same lock (:class:`ProcessLock`) keeps one writer per workspace stage (``Workspace.run(..., lock=True)``).
 
 The kernel releases a ``flock`` when its process exits for any reason (kill -9 included), so a crash never leaves
 a stale lock behind: the next process simply takes it. The file's content — the holder's pid, command line and start
@@ -44,14 +45,19 @@ def _describe_holder(text: str) -> str:
         return "another process (it has not recorded its pid yet)"
 
 
-class RunSetLock:
-    """Exclusive, non-blocking lock on a run set; a context manager. Raises :class:`RunSetBusyError` when held."""
+class ProcessLock:
+    """Exclusive, non-blocking ``flock`` on ``path`` (its folder created); a context manager. A second process is
+    refused with :meth:`busy` (the holder's pid, command and start time)."""
 
-    def __init__(self, root: Path, command: str | None = None) -> None:
-        self.root = root
-        self.path = root / LOCK_FILE
+    def __init__(self, path: Path, command: str | None = None) -> None:
+        self.root = path.parent
+        self.path = path
         self.command = command or _command_line()
         self._fd: int | None = None
+
+    def busy(self, holder: str) -> ZuhyoError:
+        """The error a refused process raises; ``holder`` describes who holds the lock."""
+        return ZuhyoError(f"{self.path} is held by {holder}")
 
     def acquire(self) -> None:
         try:
@@ -64,8 +70,7 @@ class RunSetLock:
         except BlockingIOError:
             holder = os.pread(fd, 4096, 0).decode("utf-8", "replace")
             os.close(fd)
-            raise RunSetBusyError(f"run set {self.root} is in use by {_describe_holder(holder)}; wait for it to "
-                                  f"finish or use another --out") from None
+            raise self.busy(_describe_holder(holder)) from None
         info = json.dumps({"pid": os.getpid(), "command": self.command, "started": time.time()}).encode()
         try:
             os.ftruncate(fd, 0)
@@ -85,10 +90,20 @@ class RunSetLock:
         os.close(self._fd)
         self._fd = None
 
-    def __enter__(self) -> RunSetLock:
+    def __enter__(self) -> ProcessLock:
         self.acquire()
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.release()
+
+
+class RunSetLock(ProcessLock):
+    """Exclusive, non-blocking lock on a run set; a context manager. Raises :class:`RunSetBusyError` when held."""
+
+    def __init__(self, root: Path, command: str | None = None) -> None:
+        super().__init__(root / LOCK_FILE, command)
+
+    def busy(self, holder: str) -> ZuhyoError:
+        return RunSetBusyError(f"run set {self.root} is in use by {holder}; wait for it to finish or use another --out")

@@ -9,7 +9,9 @@ Each distinct URL is downloaded once (several items may share an image), with
 - redirects followed by hand (so each hop obeys the per-host limits and must stay http/https), loops detected;
 - a redirect to a private, loopback or link-local address refused (server-side request forgery: a public server
   must not steer zuhyo at the user's own network or a cloud metadata endpoint) unless it is the machine the URL
-  itself named, or ``allow_private_hosts`` is set; URLs the user names are taken as given;
+  itself named, or ``allow_private_hosts`` is set; URLs the user names are taken as given. The address checked is
+  the one connected to (:mod:`zuhyo.images.addresses`: the client's resolver drops what it may not reach), and
+  IPv6 forms of IPv4 addresses (NAT64, 6to4, mapped) are judged by their IPv4 address;
 - bodies streamed with a byte cap (a huge body is aborted, not buffered);
 - every body verified to decode (:func:`~zuhyo.images.verify.verify_image`) before it is stored.
 
@@ -22,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import random
-import socket
 import time
 from collections.abc import Callable, Sequence
 from contextlib import asynccontextmanager
@@ -35,6 +36,14 @@ from urllib.parse import urljoin, urlsplit
 from pydantic import BaseModel, Field
 
 from zuhyo.errors import ImageError
+from zuhyo.images.addresses import (
+    AddressClassifier,
+    GuardedResolver,
+    IPAddress,
+    PrivateAddressError,
+    address_kind,
+    is_public_address,
+)
 from zuhyo.images.store import ImageStore
 from zuhyo.images.verify import DEFAULT_MAX_BYTES, DEFAULT_MAX_PIXELS, verify_image
 
@@ -102,44 +111,6 @@ class _Retryable(Exception):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
-
-
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-AddressClassifier = Callable[[IPAddress], bool]
-"""Says whether an address is public (redirects may lead there); :func:`is_public_address` unless injected."""
-
-
-def is_public_address(ip: IPAddress) -> bool:
-    """True for globally routable unicast addresses; False for private (RFC 1918, ULA), loopback, link-local
-    (169.254/16 — where cloud metadata services answer — and fe80::/10), shared (100.64/10), multicast, reserved
-    and unspecified ones. An IPv4-mapped IPv6 address is judged by its IPv4 address."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not ip.is_multicast
-
-
-def _address_kind(ip: IPAddress) -> str:
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    for test, kind in (("is_loopback", "loopback"), ("is_link_local", "link-local"), ("is_private", "private")):
-        if getattr(ip, test):
-            return kind
-    return "non-public"
-
-
-async def _addresses(url: str) -> list[IPAddress]:
-    """The addresses ``url``'s host stands for (an IP literal itself; otherwise resolved like a connection)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    try:
-        return [ipaddress.ip_address(host)]
-    except ValueError:
-        pass
-    try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
-    except OSError as e:
-        raise _Retryable(f"cannot resolve {host} to check where it leads: {e}") from None
-    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
 
 
 class _Permanent(Exception):
@@ -227,9 +198,10 @@ class _Settings:
 class _Downloader:
     """Downloads one URL under the politeness limits, with retries and manual redirects."""
 
-    def __init__(self, session: aiohttp.ClientSession, settings: _Settings) -> None:
+    def __init__(self, session: aiohttp.ClientSession, settings: _Settings, resolver: GuardedResolver) -> None:
         self.session = session
         self.s = settings
+        self.resolver = resolver
         self._global = asyncio.Semaphore(settings.concurrency)
         self._gates: dict[str, _HostGate] = {}
 
@@ -243,10 +215,15 @@ class _Downloader:
                        ) -> tuple[bytes, str, str | None]:
         """(body, final URL, Content-Type); raises _Permanent with the reason after the last retry.
         ``redirect_check(url)`` may refuse a redirect target (returns why) before it is requested."""
+        with self.resolver.chain(urlsplit(url).hostname or "") as mine:  # the user's URL: its host as given
+            return await self._download(url, redirect_check, mine)
+
+    async def _download(self, url: str, redirect_check: Callable[[str], str | None] | None,
+                        mine: set[IPAddress]) -> tuple[bytes, str, str | None]:
         attempt = 0
         while True:
             try:
-                return await self._attempt(url, redirect_check)
+                return await self._attempt(url, redirect_check, mine)
             except _Retryable as e:
                 if attempt >= self.s.retries:
                     tries = f"{attempt + 1} attempt" + ("s" if attempt else "")
@@ -255,8 +232,8 @@ class _Downloader:
                 attempt += 1
                 await asyncio.sleep(min(wait, self.s.max_retry_after_s))
 
-    async def _attempt(self, url: str, redirect_check: Callable[[str], str | None] | None = None
-                       ) -> tuple[bytes, str, str | None]:
+    async def _attempt(self, url: str, redirect_check: Callable[[str], str | None] | None,
+                       mine: set[IPAddress]) -> tuple[bytes, str, str | None]:
         import aiohttp
 
         chain = [url]
@@ -270,32 +247,34 @@ class _Downloader:
                             refused = redirect_check(current) if redirect_check is not None else None
                             if refused:
                                 raise _Permanent(f"redirected to {current}: {refused}", resp.status)
-                            await self._check_target(url, current)
+                            self._check_target(current, mine)
                             continue
                         return await self._body(resp), current, resp.headers.get("Content-Type")
             except TimeoutError:
                 raise _Retryable(f"timed out after {self.s.timeout_s:g} s") from None
+            except aiohttp.ClientConnectorError as e:
+                if isinstance(e.os_error, PrivateAddressError):  # the resolver refused where it leads
+                    raise _Permanent(f"redirect to {current} refused: {e.os_error}") from None
+                raise _Retryable(f"connection error: {type(e).__name__}: {e}") from None
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as e:
                 raise _Retryable(f"connection error: {type(e).__name__}: {e}") from None
             except aiohttp.ClientError as e:
                 raise _Permanent(f"{type(e).__name__}: {e}") from None
         raise _Permanent(f"too many redirects (more than {self.s.max_redirects}): {' -> '.join(chain)}")
 
-    async def _check_target(self, named: str, target: str) -> None:
-        """Refuse (before requesting it) a redirect ``target`` at a non-public address, unless it is an address of
-        the host the URL ``named`` itself, or private hosts are allowed."""
-        if self.s.allow_private_hosts:
+    def _check_target(self, target: str, mine: set[IPAddress]) -> None:
+        """Refuse (before requesting it) a redirect ``target`` at a non-public address literal, unless it is an
+        address of the host the URL names (``mine``, pinned by the resolver), or private hosts are allowed. A target
+        named by a host name is checked where it is connected to (:class:`~zuhyo.images.addresses.GuardedResolver`)."""
+        host = (urlsplit(target).hostname or "").strip("[]")
+        try:
+            ip = ipaddress.ip_address(host.split("%", 1)[0])
+        except ValueError:
             return
-        private = [a for a in await _addresses(target) if not self.s.is_public(a)]
-        if not private:
+        if self.s.allow_private_hosts or self.s.is_public(ip) or ip in mine:
             return
-        named_addrs = set(await _addresses(named))
-        foreign = [a for a in private if a not in named_addrs]
-        if foreign:
-            host = urlsplit(target).hostname
-            where = f"{host} ({foreign[0]})" if host != str(foreign[0]) else host
-            raise _Permanent(f"redirect to {target} refused: {where} is a {_address_kind(foreign[0])} address "
-                             f"(pass --allow-private-hosts to follow redirects into private networks)")
+        raise _Permanent(f"redirect to {target} refused: {host} is a {address_kind(ip)} address "
+                         f"(pass --allow-private-hosts to follow redirects into private networks)")
 
     @staticmethod
     def _next_hop(current: str, location: str | None, chain: list[str], status: int) -> str:
@@ -393,8 +372,9 @@ async def _run_downloads(todo: list[str], store: ImageStore, settings: _Settings
                          position: dict[str, list[tuple[int, str]]], report: FetchReport,
                          fail: Callable[[str, list[tuple[int, str]], str], None],
                          notify: Callable[[FetchEvent], None]) -> None:
-    async with _client_session(settings, user_agent, "image/*,*/*;q=0.5") as session:
-        downloader = _Downloader(session, settings)
+    session, resolver = _client_session(settings, user_agent, "image/*,*/*;q=0.5")
+    async with session:
+        downloader = _Downloader(session, settings, resolver)
 
         async def one(url: str) -> None:
             entries = position[url]
@@ -426,13 +406,17 @@ async def _run_downloads(todo: list[str], store: ImageStore, settings: _Settings
         await asyncio.gather(*(one(u) for u in todo))
 
 
-def _client_session(settings: _Settings, user_agent: str, accept: str) -> aiohttp.ClientSession:
+def _client_session(settings: _Settings, user_agent: str, accept: str
+                    ) -> tuple[aiohttp.ClientSession, GuardedResolver]:
     import aiohttp
 
-    connector = aiohttp.TCPConnector(limit=settings.concurrency, ttl_dns_cache=300)
+    resolver = GuardedResolver(aiohttp.DefaultResolver(), settings.is_public,
+                               allow_private=settings.allow_private_hosts)
+    connector = aiohttp.TCPConnector(limit=settings.concurrency, use_dns_cache=False,  # cached by the resolver
+                                     resolver=resolver)  # type: ignore[arg-type]  # the AbstractResolver protocol
     timeout = aiohttp.ClientTimeout(total=settings.timeout_s)
     headers = {"User-Agent": user_agent, "Accept": accept}
-    return aiohttp.ClientSession(connector=connector, timeout=timeout, headers=headers)
+    return aiohttp.ClientSession(connector=connector, timeout=timeout, headers=headers), resolver
 
 
 class PageFetchError(Exception):
@@ -474,8 +458,8 @@ class PoliteFetcher:
         self._downloader: _Downloader | None = None
 
     async def __aenter__(self) -> PoliteFetcher:
-        self._session = _client_session(self._settings, self.user_agent, "text/html,*/*;q=0.5")
-        self._downloader = _Downloader(self._session, self._settings)
+        self._session, resolver = _client_session(self._settings, self.user_agent, "text/html,*/*;q=0.5")
+        self._downloader = _Downloader(self._session, self._settings, resolver)
         return self
 
     async def __aexit__(self, *exc: object) -> None:

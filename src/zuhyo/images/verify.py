@@ -51,7 +51,10 @@ class ImageInfo(BaseModel):
 
 
 def describe_non_image(data: bytes) -> str:
-    """A short hint at what non-image bytes are (for error messages): HTML, JSON, text, or the first bytes."""
+    """A short hint at what non-image bytes are (for error messages): HTML, XML, JSON, PDF, text or binary data.
+
+    Never the bytes themselves: a file read by mistake (a link to ``/etc/passwd``) must not leak into error
+    messages, item errors and logs."""
     head = data[:512].lstrip().lower()
     if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head[:200]:
         return "looks like an HTML page"
@@ -61,7 +64,14 @@ def describe_non_image(data: bytes) -> str:
         return "looks like JSON"
     if head.startswith(b"%pdf"):
         return "looks like a PDF"
-    return f"starts with {data[:16]!r}"
+    sample = data[:512]
+    try:
+        text = sample.decode("utf-8")
+    except UnicodeDecodeError as e:  # a cut multi-byte character at the end is still text
+        text = sample[:e.start].decode("utf-8") if e.start >= len(sample) - 3 else ""
+    if text and all(c.isprintable() or c in "\t\r\n" for c in text):
+        return "looks like text"
+    return f"binary data of no known format ({len(data):,} bytes)"
 
 
 def check_dimensions(width: int, height: int, max_pixels: int) -> None:

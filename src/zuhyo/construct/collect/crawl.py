@@ -36,6 +36,9 @@ from zuhyo.construct.collect.profiles import SiteProfile
 from zuhyo.construct.collect.robots import RobotsRules, robots_rules
 from zuhyo.images.fetch import PageFetchError, PoliteFetcher
 
+#: The longest robots.txt ``Crawl-delay`` obeyed (seconds): a site asking for a day between requests would stall
+#: the crawl for good after one page; it is waited this long instead, and the report says so.
+DEFAULT_MAX_CRAWL_DELAY_S = 60.0
 USER_AGENT = "zuhyo-collect/0.1 (+https://github.com/zuhyo; research benchmark construction)"
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -72,6 +75,8 @@ class CrawlReport(BaseModel):
     robots_errors: list[CrawlError] = Field(default_factory=list)
     """Hosts whose robots.txt got no answer or a 5xx (RFC 9309: the whole host is then disallowed)."""
     errors: list[CrawlError] = Field(default_factory=list)
+    crawl_delays_capped: list[str] = Field(default_factory=list)
+    """Hosts whose robots.txt ``Crawl-delay`` was over the cap: what it asked and what was waited instead."""
 
 
 async def _robots(fetcher: PoliteFetcher, url: str, cache: dict[str, RobotsRules],
@@ -97,6 +102,7 @@ async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scop
                         on_page: Callable[[PageRead], None] | None = None,
                         robots: dict[str, RobotsRules] | None = None,
                         known_links: Callable[[str], list[str] | None] | None = None,
+                        max_crawl_delay_s: float = DEFAULT_MAX_CRAWL_DELAY_S,
                         **fetch_options: Any) -> AsyncIterator[tuple[str, ExtractedFigure]]:
     """Yield ``(page_url, figure)`` for every figure of the edition(s) ``start_urls`` begin.
 
@@ -107,14 +113,16 @@ async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scop
     its figures are yielded (a page without figures too). ``known_links(url)`` may return the links of a page
     an earlier run read completely: the page is then not fetched and its links are followed. ``robots``
     (origin → rules) is the robots.txt cache, shared when the caller fetches more from the same hosts (the
-    images of the pages).
+    images of the pages). A robots.txt ``Crawl-delay`` over ``max_crawl_delay_s`` is waited that long instead,
+    and recorded in ``report.crawl_delays_capped``.
     """
     report = report if report is not None else CrawlReport()
     if fetcher is None:
         async with PoliteFetcher(user_agent=user_agent, **fetch_options) as own:
             async for item in crawl_edition(start_urls, profile, scope=scope, report=report, fetcher=own,
                                             max_pages=max_pages, user_agent=user_agent, on_page=on_page,
-                                            robots=robots, known_links=known_links):
+                                            robots=robots, known_links=known_links,
+                                            max_crawl_delay_s=max_crawl_delay_s):
                 yield item
         return
     scopes = [scope] if scope else list(dict.fromkeys(edition_scope(u, profile) for u in start_urls))
@@ -164,6 +172,12 @@ async def crawl_edition(start_urls: Sequence[str], profile: SiteProfile, *, scop
         attempts += 1
         host = urlsplit(url).netloc
         delay = rules.crawl_delay(user_agent)
+        if delay is not None and delay > max_crawl_delay_s:
+            note = (f"{host}: robots.txt asks for {delay:g} s between requests; waited {max_crawl_delay_s:g} s "
+                    "(--max-crawl-delay)")
+            if note not in report.crawl_delays_capped:
+                report.crawl_delays_capped.append(note)
+            delay = max_crawl_delay_s
         if delay and host in last_fetch:
             await asyncio.sleep(max(0.0, last_fetch[host] + delay - loop.time()))
         try:

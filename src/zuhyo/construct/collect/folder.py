@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from zuhyo.construct.collect.captions import match_captions, read_captions
+from zuhyo.construct.collect.paths import inside
 from zuhyo.construct.collect.report import CollectCounts, ItemFailure
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.records import (
@@ -50,15 +51,16 @@ class CollectReport(CollectCounts):
 
 
 def list_files(folder: Path, exclude: set[Path], exclude_dirs: tuple[Path, ...] = ()) -> list[str]:
-    """Relative POSIX paths of the regular files under ``folder``, sorted.
+    """Relative POSIX paths of the regular files under ``folder`` (and of links to files), sorted.
 
     Hidden files and folders are skipped, and so are the files in ``exclude`` and under ``exclude_dirs``
-    (the workspace itself, when it lies inside the folder).
+    (the workspace itself, when it lies inside the folder). A link is listed (and refused by
+    :func:`_collect_one` when it leaves the folder), so that it is counted as an error, not dropped.
     """
     out = []
     for p in folder.rglob("*"):
         rel = p.relative_to(folder)
-        if any(part.startswith(".") for part in rel.parts) or not p.is_file():
+        if any(part.startswith(".") for part in rel.parts) or not (p.is_file() or p.is_symlink()):
             continue
         resolved = p.resolve()
         if resolved in exclude or any(resolved.is_relative_to(d) for d in exclude_dirs):
@@ -118,6 +120,8 @@ def _collect_one(ws: Workspace, folder: Path, rel: str, doc_locator: str, fields
     item_key = f"source/{source_id}/{rel}"
     try:
         path = folder / rel
+        if not inside(folder, path):  # never read through a link out of the folder (nor quote what is there)
+            raise ImageError("a link to a file outside the folder (or a broken link); not read")
         size = path.stat().st_size
         if size > max_bytes:
             raise ImageError(f"file is {size:,} bytes, over the {max_bytes:,}-byte limit")

@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from zuhyo.construct.collect.crawl import USER_AGENT, CrawlReport, PageRead, crawl_edition
+from zuhyo.construct.collect.crawl import DEFAULT_MAX_CRAWL_DELAY_S, USER_AGENT, CrawlReport, PageRead, crawl_edition
 from zuhyo.construct.collect.editions import Edition, edition_of, latest_editions
 from zuhyo.construct.collect.html_figures import ExtractedFigure
 from zuhyo.construct.collect.profiles import SiteProfile, load_profile, profile_for_url
@@ -92,6 +92,8 @@ class HtmlCollectReport(CollectCounts):
     """Editions not crawled because a later edition of their series is asked for or collected (--latest-edition)."""
     unreachable: list[HtmlItemFailure] = Field(default_factory=list)
     """Start URLs of which not one page could be read."""
+    crawl_delays_capped: list[str] = Field(default_factory=list)
+    """Hosts whose robots.txt ``Crawl-delay`` was over ``max_crawl_delay_s``: what they asked, what was waited."""
     error_items: list[HtmlItemFailure] = Field(default_factory=list)
 
 
@@ -286,7 +288,8 @@ async def acollect_html(ws: Workspace, urls: Sequence[str], *, profile: str | No
                         latest_edition: bool = False, max_pages: int = 5000, delay_s: float = 0.5,
                         per_host: int = 2, retries: int = 3, timeout_s: float = 30.0,
                         max_bytes: int = DEFAULT_MAX_BYTES, max_pixels: int = DEFAULT_MAX_PIXELS,
-                        allow_private_hosts: bool = False, is_public: AddressClassifier = is_public_address,
+                        max_crawl_delay_s: float = DEFAULT_MAX_CRAWL_DELAY_S,
+                        is_public: AddressClassifier = is_public_address,
                         on_item: Callable[[str, str], None] | None = None) -> HtmlCollectReport:
     """Collect the figures of the editions ``urls`` start; see the module docstring.
 
@@ -311,7 +314,7 @@ async def acollect_html(ws: Workspace, urls: Sequence[str], *, profile: str | No
         editions, left = latest_editions(editions, _known_editions(ws))
         report.left_out_editions = [LeftOutEdition(scope=e.scope, reason=why) for e, why in left]
     params = {"collector": KIND, "urls": list(urls), "profile": profile, "latest_edition": latest_edition,
-              "max_pages": max_pages, "delay_s": delay_s, "per_host": per_host}
+              "max_pages": max_pages, "delay_s": delay_s, "per_host": per_host, "max_crawl_delay_s": max_crawl_delay_s}
 
     def note(url: str, outcome: str) -> None:
         if on_item is not None:
@@ -319,21 +322,21 @@ async def acollect_html(ws: Workspace, urls: Sequence[str], *, profile: str | No
 
     with ws.run(STAGE, params) as run:
         async with PoliteFetcher(per_host=per_host, concurrency=max(4, per_host), delay_s=delay_s, retries=retries,
-                                 timeout_s=timeout_s, max_bytes=max_bytes, allow_private_hosts=allow_private_hosts,
-                                 is_public=is_public) as fetcher:
+                                 timeout_s=timeout_s, max_bytes=max_bytes, is_public=is_public) as fetcher:
             robots: dict[str, RobotsRules] = {}  # each host's robots.txt asked once per run
             for edition in editions:
                 _, prof, starts = groups[edition.scope]
                 report.editions.append(edition.scope)
                 await _collect_edition(_Edition(ws, edition, prof, run.id, report), fetcher, robots, starts,
-                                       max_pages, max_bytes, max_pixels, note)
+                                       max_pages, max_bytes, max_pixels, note, max_crawl_delay_s)
         run.counts = report.model_dump(include={"figures", "documents", "errors", "pages", "images_fetched",
                                                 "skipped_existing", "robots_blocked"})
     return report
 
 
 async def _collect_edition(ed: _Edition, fetcher: PoliteFetcher, robots: dict[str, RobotsRules], starts: list[str],
-                           max_pages: int, max_bytes: int, max_pixels: int, note: Callable[[str, str], None]) -> None:
+                           max_pages: int, max_bytes: int, max_pixels: int, note: Callable[[str, str], None],
+                           max_crawl_delay_s: float = DEFAULT_MAX_CRAWL_DELAY_S) -> None:
     ed.note = note
     tasks: set[asyncio.Task[None]] = set()
     gate = asyncio.Semaphore(8)  # figures in hand at once; the fetcher's per-host limit paces the requests
@@ -347,7 +350,8 @@ async def _collect_edition(ed: _Edition, fetcher: PoliteFetcher, robots: dict[st
 
     async for page_url, fig in crawl_edition(starts, ed.profile, scope=ed.edition.scope, report=ed.crawl,
                                              fetcher=fetcher, max_pages=max_pages, on_page=ed.on_page,
-                                             robots=robots, known_links=ed.known_links):
+                                             robots=robots, known_links=ed.known_links,
+                                             max_crawl_delay_s=max_crawl_delay_s):
         ed.flush_crawl_errors()
         if (page_url, fig.image_url) in ed.existing:
             ed.report.skipped_existing += 1
@@ -370,6 +374,7 @@ async def _collect_edition(ed: _Edition, fetcher: PoliteFetcher, robots: dict[st
     ed.report.skipped_images += ed.crawl.skipped_images
     ed.report.robots_blocked += len(ed.crawl.robots_blocked)
     ed.report.pages_known += ed.crawl.pages_known
+    ed.report.crawl_delays_capped += [n for n in ed.crawl.crawl_delays_capped if n not in ed.report.crawl_delays_capped]
     if ed.crawl.pages == 0 and ed.crawl.pages_known == 0:
         ed.report.unreachable.append(HtmlItemFailure(url=starts[0], reason=_unreachable_reason(ed.crawl)))
 

@@ -38,7 +38,7 @@ from zuhyo.construct.collect.latex_source import (
     resolve_in,
 )
 from zuhyo.construct.collect.latex_text import LatexSyntaxError
-from zuhyo.construct.collect.report import CollectCounts, ItemFailure
+from zuhyo.construct.collect.report import CollectCounts, ItemFailure, error_reason
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.records import (
     add_figure,
@@ -48,6 +48,7 @@ from zuhyo.construct.workspace.records import (
     record_error,
     resolve_error,
 )
+from zuhyo.construct.workspace.scratch import scratch_dir
 from zuhyo.construct.workspace.tables import FigureRow
 from zuhyo.errors import DataError, ImageError
 from zuhyo.images.verify import DEFAULT_MAX_BYTES, DEFAULT_MAX_PIXELS, verify_image
@@ -121,7 +122,7 @@ class _Paper:
 
     def collect(self, max_archive_bytes: int, on_item: Callable[[str, str], None] | None) -> None:
         try:
-            with opened_source(self.path, max_archive_bytes) as src:
+            with scratch_dir(self.ws.root, "latex-") as tmp, opened_source(self.path, max_archive_bytes, tmp) as src:
                 self.report.skipped_members += [f"{self.path.name}: {m}" for m in src.skipped]
                 main = find_main_file(src.root)
                 inlined = inline_includes(src.root, main)
@@ -142,6 +143,10 @@ class _Paper:
             reason = (f"cannot read the source: {e.strerror or e}" if isinstance(e, OSError)
                       else f"does not parse: {e}" if isinstance(e, LatexSyntaxError) else str(e))
             outcome = self.fail("source", reason)
+            if on_item is not None:
+                on_item(str(self.path), outcome)
+        except Exception as e:  # noqa: BLE001 - whatever one hostile source raises is that source's error
+            outcome = self.fail("source", f"cannot read the source: {error_reason(e)}")
             if on_item is not None:
                 on_item(str(self.path), outcome)
 
@@ -185,13 +190,15 @@ class _Paper:
         if path is None:
             return self.fail(locator, f"{shown}: file not found in the source")
         try:
-            graphic = load_graphic(path, self.limits["max_bytes"])
+            graphic = load_graphic(path, self.limits["max_bytes"], self.limits["max_pixels"])
             info = verify_image(graphic.data, max_pixels=self.limits["max_pixels"],
                                 max_bytes=max(self.limits["max_bytes"], len(graphic.data)))
         except ImageError as e:
             return self.fail(locator, f"{shown}: {e}")
         except OSError as e:
             return self.fail(locator, f"{shown}: cannot read file: {e.strerror or e}")
+        except Exception as e:  # noqa: BLE001 - a decoder's failure on one hostile file is that figure's error
+            return self.fail(locator, f"{shown}: {error_reason(e)}")
         sha, _ = self.ws.images.put(graphic.data, info.suffix)
         provenance: dict[str, Any] = {
             "collector": KIND, "file": path.relative_to(root.resolve()).as_posix(), "written_as": file,

@@ -13,7 +13,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from zuhyo.construct.collect.pdf_limits import HEADER_WINDOW, pdf_type_problem
 from zuhyo.errors import ImageError
+from zuhyo.images.store import sniff_image_type
+from zuhyo.images.verify import DEFAULT_MAX_PIXELS
 
 DPI = 200
 MAX_SIDE = 3000
@@ -31,40 +34,51 @@ class GraphicImage:
     pages: int = 1
 
 
-def load_graphic(path: Path, max_bytes: int) -> GraphicImage:
-    """The image bytes for ``path``; raises :class:`ImageError` with the reason when there are none."""
+def load_graphic(path: Path, max_bytes: int, max_pixels: int = DEFAULT_MAX_PIXELS) -> GraphicImage:
+    """The image bytes for ``path``; raises :class:`ImageError` with the reason when there are none.
+
+    The format is the content's (a PNG named ``.pdf`` is a PNG); a PDF whose page draws images declaring more than
+    ``max_pixels`` in all is not rendered."""
     size = path.stat().st_size
     if size > max_bytes:
         raise ImageError(f"file is {size:,} bytes, over the {max_bytes:,}-byte limit")
     data = path.read_bytes()
     suffix = path.suffix.lower()
-    if data.startswith(b"%PDF") or suffix == ".pdf":
-        return _pdf_to_png(data)
-    if data.startswith(b"%!PS") or data.startswith(b"\xc5\xd0\xd3\xc6") or suffix in (".eps", ".ps"):
+    if pdf_type_problem(data[:HEADER_WINDOW]) is None:
+        return _pdf_to_png(data, max_pixels)
+    if data.startswith(b"%!PS") or data.startswith(b"\xc5\xd0\xd3\xc6"):
         return GraphicImage(_eps_to_png(path), "eps", True)
-    return GraphicImage(data, suffix.lstrip(".") or "unknown", False)
+    sniffed = sniff_image_type(data)
+    return GraphicImage(data, sniffed[0].lstrip(".") if sniffed else suffix.lstrip(".") or "unknown", False)
 
 
-def _pdf_to_png(data: bytes) -> GraphicImage:
+def _pdf_to_png(data: bytes, max_pixels: int) -> GraphicImage:
     import pymupdf
+
+    from zuhyo.construct.collect.pdf_limits import check_render, drawn_images
+    from zuhyo.construct.collect.report import error_reason
 
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
-    except (pymupdf.FileDataError, RuntimeError, ValueError) as e:
-        raise ImageError(f"not a readable PDF: {e}") from None
+    except Exception as e:  # noqa: BLE001 - FileDataError, FzError*: one figure's error
+        raise ImageError(f"not a readable PDF: {error_reason(e)}") from None
     with doc:
         if doc.needs_pass:
             raise ImageError("the PDF is encrypted")
         if doc.page_count < 1:
             raise ImageError("the PDF has no pages")
-        page = doc[0]
-        longest = max(page.rect.width, page.rect.height) or 1.0
-        zoom = min(DPI / 72, MAX_SIDE / longest)
         try:
+            page = doc[0]
+            longest = max(page.rect.width, page.rect.height) or 1.0
+            zoom = min(DPI / 72, MAX_SIDE / longest)
+            r = page.rect  # the images the page draws are checked before rendering decodes any
+            check_render((r.x0, r.y0, r.x1, r.y1), max(1, int(zoom * 72)), drawn_images(page), max_pixels)
             pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
-        except RuntimeError as e:
-            raise ImageError(f"cannot render the PDF: {e}") from None
-        return GraphicImage(pix.tobytes("png"), "pdf", True, doc.page_count)
+            return GraphicImage(pix.tobytes("png"), "pdf", True, doc.page_count)
+        except ImageError:
+            raise
+        except Exception as e:  # noqa: BLE001 - FzError*: one figure's error
+            raise ImageError(f"cannot render the PDF: {error_reason(e)}") from None
 
 
 def _eps_to_png(path: Path) -> bytes:

@@ -18,6 +18,7 @@ A figure environment that cannot be read (an unclosed brace) becomes an error fo
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -39,6 +40,8 @@ _SECTION = re.compile(r"\\(section|subsection|subsubsection)\*?\s*(?=[\[{])")
 _CONCLUSION_TITLES = (r"conclusions?", r"summary and conclusions?", r"conclusions? and \w+", r"discussion and "
                       r"conclusions?", r"summary", r"discussion")
 MAX_CONTEXT = 10
+#: Unclosed figure environments reported one by one; the rest are one error.
+MAX_UNCLOSED_SHOWN = 20
 
 
 @dataclass
@@ -82,19 +85,23 @@ def parse_paper(text: str) -> Paper:
     paper = Paper(graphicspath=_graphicspath(text))
     envs, unclosed = find_environments(body, FIGURE_ENVS)
     sections = _sections(body, macros)
+    starts = [s[0] for s in sections]
     numbers: dict[str, str] = {}
     counter = 0
     for i, env in enumerate(envs, 1):
         fig = _parse_env(body, env, macros, i)
-        fig.section = _section_at(sections, env.start)
+        fig.section = _section_at(sections, starts, env.start)
         if re.search(r"\\(fig)?caption(?![A-Za-z])", env.body(body)):  # LaTeX numbers figures by \caption
             counter += 1
             fig.figure_number = str(counter)
             for label in fig.labels:
                 numbers.setdefault(label, fig.figure_number)
         paper.figures.append(fig)
-    for message in unclosed:
+    for message in unclosed[:MAX_UNCLOSED_SHOWN]:
         paper.figures.append(PaperFigure(key=f"unclosed{len(paper.figures) + 1}", error=message))
+    if len(unclosed) > MAX_UNCLOSED_SHOWN:  # one item for the rest: 60,000 of them are one problem, not 60,000
+        paper.figures.append(PaperFigure(key="unclosed-more", error=(
+            f"{len(unclosed) - MAX_UNCLOSED_SHOWN:,} more figure environments are never closed")))
     paper.figures.extend(_figure_sets(body, macros))
     _add_captions_and_context(paper, body, envs, macros, numbers)
     paper.title = _first_plain(text, "title", macros, numbers)
@@ -189,19 +196,46 @@ def _arg_of(text: str, name: str) -> str | None:
     return found[0][1][0].strip() if found else None
 
 
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (sorted, not overlapping) replaced by a paragraph break."""
+    parts, pos = [], 0
+    for start, end in spans:
+        parts += [text[pos:start], "\n\n"]
+        pos = end
+    return "".join(parts) + text[pos:]
+
+
 def _add_captions_and_context(paper: Paper, body: str, envs: list[Environment], macros: dict,
                               numbers: dict[str, str]) -> None:
-    """Plain captions (now that every label has its number) and the paragraphs citing each figure's labels."""
-    prose = body
-    for env in reversed(envs):  # the figures' own captions are not context
-        prose = prose[:env.start] + "\n\n" + prose[env.end:]
-    for m in reversed(list(_SECTION.finditer(prose))):  # headings end a paragraph and are not context
+    """Plain captions (now that every label has its number) and the paragraphs citing each figure's labels.
+
+    Linear in the text: the figures and headings are cut out in one pass each, the paragraphs are indexed once by
+    the labels they cite, and each paragraph is converted to text at most once.
+    """
+    prose = _cut(body, [(env.start, env.end) for env in envs])  # the figures' own captions are not context
+    headings: list[tuple[int, int]] = []
+    for m in _SECTION.finditer(prose):  # headings end a paragraph and are not context
         try:
-            prose = prose[:m.start()] + "\n\n" + prose[_heading_end(prose, m.start()):]
+            end = _heading_end(prose, m.start())
         except LatexSyntaxError:
             continue
-    prose = expand_macros(prose, macros)
+        if not headings or m.start() >= headings[-1][1]:
+            headings.append((m.start(), end))
+    prose = expand_macros(_cut(prose, headings), macros)
     paragraphs = [p for p in re.split(r"\n[ \t]*\n", prose) if p.strip()]
+    citing: dict[str, list[int]] = {}
+    for k, para in enumerate(paragraphs):
+        for ref in _CITING_REF.finditer(para):
+            for key in {ref.group(1).strip(), *re.split(r"[^\w:.-]+", ref.group(1))}:
+                if key and (not citing.get(key) or citing[key][-1] != k):
+                    citing.setdefault(key, []).append(k)
+    plain: dict[int, str | None] = {}
+
+    def paragraph_text(k: int) -> str | None:
+        if k not in plain:
+            plain[k] = _plain_or_none(paragraphs[k], numbers, lenient=True)
+        return plain[k]
+
     for fig in paper.figures:
         caption_latex = fig.extra.pop("caption_latex", None)
         try:
@@ -211,10 +245,17 @@ def _add_captions_and_context(paper: Paper, body: str, envs: list[Environment], 
             fig.error = f"{fig.key}: caption {e}"
         if not fig.labels or fig.error is not None:
             continue
-        pattern = re.compile(r"\\(?:ref|autoref|cref|Cref|vref)\*?\s*\{[^{}]*?(?<![\w:.-])(?:"
-                             + "|".join(re.escape(lb) for lb in fig.labels) + r")(?![\w:.-])[^{}]*\}")
-        fig.context = [c for c in (_plain_or_none(p, numbers, lenient=True) for p in paragraphs
-                                   if pattern.search(p)) if c][:MAX_CONTEXT]
+        cited = sorted({k for label in fig.labels for k in citing.get(label, [])})
+        fig.context = []
+        for k in cited:
+            text = paragraph_text(k)
+            if text:
+                fig.context.append(text)
+                if len(fig.context) >= MAX_CONTEXT:
+                    break
+
+
+_CITING_REF = re.compile(r"\\(?:ref|autoref|cref|Cref|vref)\*?\s*\{([^{}]*)\}")
 
 
 def _plain_or_none(latex: str, numbers: dict[str, str], lenient: bool = False) -> str | None:
@@ -252,9 +293,9 @@ def _sections(body: str, macros: dict) -> list[tuple[int, str, str]]:
     return out
 
 
-def _section_at(sections: list[tuple[int, str, str]], pos: int) -> str | None:
-    before = [s for s in sections if s[0] < pos]
-    return before[-1][2] if before else None
+def _section_at(sections: list[tuple[int, str, str]], starts: list[int], pos: int) -> str | None:
+    k = bisect.bisect_left(starts, pos)
+    return sections[k - 1][2] if k else None
 
 
 def _conclusion(body: str, sections: list[tuple[int, str, str]], macros: dict,

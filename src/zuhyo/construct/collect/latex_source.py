@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from zuhyo.construct.collect.latex_text import strip_comments
+from zuhyo.construct.collect.paths import inside
 from zuhyo.errors import DataError
 
 MAX_MEMBERS = 20_000
@@ -56,14 +57,16 @@ class Extracted:
 
 
 @contextmanager
-def opened_source(src: Path, max_total_bytes: int = MAX_TOTAL_BYTES) -> Iterator[Extracted]:
-    """The source as a folder: ``src`` itself, or a temporary extraction of the tarball (removed afterwards)."""
+def opened_source(src: Path, max_total_bytes: int = MAX_TOTAL_BYTES, tmp_root: Path | None = None
+                  ) -> Iterator[Extracted]:
+    """The source as a folder: ``src`` itself, or a temporary extraction of the tarball under ``tmp_root`` (the
+    workspace's scratch folder; the system's temporary folder without it), removed afterwards."""
     if src.is_dir():
         yield Extracted(src)
         return
     if not src.is_file():
         raise DataError(f"{src}: not found")
-    tmp = Path(tempfile.mkdtemp(prefix="zuhyo-latex-"))
+    tmp = Path(tempfile.mkdtemp(prefix="zuhyo-latex-", dir=tmp_root))
     try:
         yield _extract(src, tmp, max_total_bytes)
     finally:
@@ -122,8 +125,9 @@ def _gunzip_single(src: Path, dest: Path, max_total_bytes: int) -> Extracted:
 
 
 def read_tex(path: Path) -> str:
-    if path.stat().st_size > MAX_TEX_BYTES:
-        raise DataError(f"{path.name}: over {MAX_TEX_BYTES:,} bytes")
+    size = path.stat().st_size
+    if size > MAX_TEX_BYTES:
+        raise DataError(f"{path.name} is {size:,} bytes, over the {MAX_TEX_BYTES:,}-byte limit for one .tex file")
     data = path.read_bytes()
     try:
         return data.decode("utf-8")
@@ -132,16 +136,28 @@ def read_tex(path: Path) -> str:
 
 
 def find_main_file(root: Path) -> Path:
-    """The ``.tex`` file with ``\\documentclass`` (the one with ``\\begin{document}``, then the largest)."""
+    """The ``.tex`` file with ``\\documentclass`` (the one with ``\\begin{document}``, then the largest).
+
+    Files over :data:`MAX_TEX_BYTES` and links leaving ``root`` are not read; when no other file qualifies, the
+    error says which were left out and why."""
     candidates = []
+    left_out = []
     for p in sorted(root.rglob("*.tex")):
-        if not p.is_file() or p.stat().st_size > MAX_TEX_BYTES:
+        if not inside(root, p):
+            if p.is_symlink():
+                left_out.append(f"{p.relative_to(root).as_posix()} is a link leaving the source folder (not read)")
+            continue
+        size = p.stat().st_size
+        if size > MAX_TEX_BYTES:
+            left_out.append(f"{p.relative_to(root).as_posix()} is {size:,} bytes, over the {MAX_TEX_BYTES:,}-byte "
+                            "limit for one .tex file (not read)")
             continue
         text = strip_comments(read_tex(p))
         if "\\documentclass" in text:
-            candidates.append(("\\begin{document}" in text, p.stat().st_size, p))
+            candidates.append(("\\begin{document}" in text, size, p))
     if not candidates:
-        raise DataError(f"{root}: no .tex file with \\documentclass")
+        raise DataError("no .tex file with \\documentclass in the source"
+                        + (f" ({'; '.join(left_out[:3])})" if left_out else ""))
     return max(candidates, key=lambda c: (c[0], c[1]))[2]
 
 
@@ -159,9 +175,9 @@ def resolve_in(root: Path, name: str, suffixes: tuple[str, ...], dirs: tuple[str
         flat = PurePosixPath(str(base).replace("/", "_"))
         for candidate in (base, flat):
             for suffix in ("", *suffixes):
-                p = (root / (str(candidate) + suffix)).resolve()
-                if p.is_file() and p.is_relative_to(root):
-                    return p
+                p = root / (str(candidate) + suffix)
+                if inside(root, p):
+                    return p.resolve()
     return None
 
 

@@ -5,19 +5,29 @@ sources): balanced ``{…}``/``[…]`` arguments, ``\\begin{X}…\\end{X}`` span
 (``\\newcommand``/``\\providecommand``/``\\def`` with ``#1``…``#9`` arguments, e.g. the celerite paper's
 ``\\figurelabel{x}`` → ``\\label{fig:x}``) expanded, and LaTeX turned into plain Unicode with pylatexenc.
 Unbalanced braces raise :class:`LatexSyntaxError` naming the line, so a caller can fail one item and go on.
+
+Everything here is linear in the text, so a hostile source (60,000 unclosed ``\\begin{figure}``, thousands of
+unclosed groups) costs what its size costs: brace groups are matched once per text (:func:`_index`), environments
+in one pass, an optional ``[…]`` argument is looked for over at most :data:`MAX_OPTIONAL_CHARS`, and only the
+LaTeX parts of a fragment go through pylatexenc (:func:`to_plain`), the plain words around them are copied.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 _COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%.*$", re.M)
 _TOKEN = re.compile(r"\\([A-Za-z]+|.)", re.S)
 _MACRO_DEF = re.compile(r"\\(newcommand|providecommand|def)\b\*?")
 _MAX_EXPANSION_PASSES = 12
+_BRACES = re.compile(r"\\.|[{}]", re.S)
+#: An optional argument ``[…]`` longer than this is not one (a stray ``[``): looking further would make a source
+#: with thousands of them quadratic.
+MAX_OPTIONAL_CHARS = 4000
 
 
 class LatexSyntaxError(ValueError):
@@ -29,8 +39,23 @@ def strip_comments(text: str) -> str:
     return _COMMENT.sub(r"\1", text)
 
 
+@lru_cache(maxsize=32)
+def _index(text: str) -> tuple[dict[int, int], list[int]]:
+    """Of one text: each ``{`` (not escaped) → its matching ``}``, and the positions of its line breaks; built in one
+    pass and kept for the few texts in hand (a str caches its hash, so a lookup costs nothing)."""
+    closes: dict[int, int] = {}
+    stack: list[int] = []
+    for m in _BRACES.finditer(text):
+        c = m.group()
+        if c == "{":
+            stack.append(m.start())
+        elif c == "}" and stack:
+            closes[stack.pop()] = m.start()
+    return closes, [m.start() for m in re.finditer("\n", text)]
+
+
 def line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
+    return bisect.bisect_left(_index(text)[1], pos) + 1
 
 
 def skip_space(text: str, i: int) -> int:
@@ -42,13 +67,21 @@ def skip_space(text: str, i: int) -> int:
 def read_group(text: str, i: int, open_: str = "{", close: str = "}") -> tuple[str, int] | None:
     """The content of the group opening at ``text[i]`` (after blanks) and the index after it; None when no group.
 
-    Raises :class:`LatexSyntaxError` when the group is never closed.
+    Raises :class:`LatexSyntaxError` when a brace group is never closed. An optional ``[…]`` group not closed within
+    :data:`MAX_OPTIONAL_CHARS` is no group (None).
     """
     j = skip_space(text, i)
     if j >= len(text) or text[j] != open_:
         return None
+    if open_ == "{" and close == "}":
+        closes = _index(text)[0]
+        if j in closes:
+            return text[j + 1:closes[j]], closes[j] + 1
+        if j == 0 or text[j - 1] != "\\":  # an escaped brace is scanned below as before
+            raise LatexSyntaxError(f"a '{open_}' at line {line_of(text, j)} is never closed")
     depth, k = 0, j
-    while k < len(text):
+    stop = len(text) if open_ == "{" else min(len(text), j + MAX_OPTIONAL_CHARS)
+    while k < stop:
         c = text[k]
         if c == "\\":
             k += 2
@@ -64,6 +97,8 @@ def read_group(text: str, i: int, open_: str = "{", close: str = "}") -> tuple[s
         elif c == close and depth == 0:
             return text[j + 1:k], k + 1
         k += 1
+    if open_ != "{":
+        return None
     raise LatexSyntaxError(f"a '{open_}' at line {line_of(text, j)} is never closed")
 
 
@@ -213,26 +248,35 @@ class Environment:
 
 
 def find_environments(text: str, names: tuple[str, ...]) -> tuple[list[Environment], list[str]]:
-    """Outermost environments named ``names`` (nesting of the same name counted), and errors for unclosed ones."""
+    """Outermost environments named ``names`` (nesting of the same name counted), and errors for unclosed ones.
+
+    One pass: every ``\\begin``/``\\end`` of those names is matched on a stack per name first (an environment
+    ends where the depth its ``\\begin`` opened returns to zero), then the outermost ones are taken in order; an
+    unclosed ``\\begin`` is an error and the search goes on right after it.
+    """
     found: list[Environment] = []
     errors: list[str] = []
-    pattern = re.compile(r"\\begin\s*\{(" + "|".join(re.escape(n) for n in names) + r")\}")
+    alternatives = "|".join(re.escape(n) for n in names)
+    tokens = list(re.finditer(r"\\(begin|end)\s*\{(" + alternatives + r")\}", text))
+    partner: dict[int, int] = {}
+    stacks: dict[str, list[int]] = {}
+    for k, t in enumerate(tokens):
+        stack = stacks.setdefault(t.group(2), [])
+        if t.group(1) == "begin":
+            stack.append(k)
+        elif stack:
+            partner[stack.pop()] = k
     pos = 0
-    while (m := pattern.search(text, pos)) is not None:
-        name = m.group(1)
-        inner = re.compile(r"\\(begin|end)\s*\{" + re.escape(name) + r"\}")
-        depth, k, end = 1, m.end(), None
-        while (t := inner.search(text, k)) is not None:
-            depth += 1 if t.group(1) == "begin" else -1
-            k = t.end()
-            if depth == 0:
-                end = k
-                break
-        if end is None:
-            errors.append(f"\\begin{{{name}}} no. {len(found) + len(errors) + 1} is never closed")
-            pos = m.end()
+    for k, t in enumerate(tokens):
+        if t.group(1) != "begin" or t.start() < pos:
             continue
-        found.append(Environment(name, m.start(), m.end(), end))
+        name = t.group(2)
+        if k not in partner:
+            errors.append(f"\\begin{{{name}}} no. {len(found) + len(errors) + 1} is never closed")
+            pos = t.end()
+            continue
+        end = tokens[partner[k]].end()
+        found.append(Environment(name, t.start(), t.end(), end))
         pos = end
     return found, errors
 
@@ -282,18 +326,125 @@ def to_plain(latex: str, numbers: dict[str, str] | None = None) -> str:
     text = _LABEL.sub("", latex)
     text = _REF.sub(ref, text)
     text = _CITE.sub(lambda m: "[" + ", ".join(k.strip() for k in m.group(2).split(",")) + "]", text)
+    pieces = _latex_pieces(text)
+    if pieces is not None:
+        fast = [_fast_piece(piece) if is_latex else piece for is_latex, piece in pieces]
+        slow = [piece for (is_latex, piece), done in zip(pieces, fast, strict=True) if is_latex and done is None]
+        converted = _pylatexenc(_MARK.join(slow)).split(_MARK) if slow else []
+        if len(converted) == len(slow):
+            parts = iter(converted)
+            plain = "".join(next(parts) if done is None else done for done in fast)
+            return re.sub(r"\s+", " ", plain.replace("\xa0", " ")).strip()
+    return re.sub(r"\s+", " ", _pylatexenc(text).replace("\xa0", " ")).strip()
+
+
+#: Joins a fragment's LaTeX pieces for one pylatexenc call (a private-use character: no source has it).
+_MARK = "\ue000"
+#: A run of text pylatexenc leaves as it is (no macro, group, math, special character or ligature).
+_PLAIN = re.compile(r"(?:[^\\{}$~^_&#%`'\-\ue000]|-(?!-)|`(?!`)|'(?!'))+")
+_CONTROL_WORD = re.compile(r"\\[A-Za-z]+\*?")
+_CONTROL_WORD_END = re.compile(r"\\[A-Za-z]+\*?$")
+#: Constructs whose meaning reaches past a blank (environments, display math, verbatim): the whole fragment
+#: then goes through pylatexenc.
+_WHOLE = re.compile(r"\\(?:begin|end|verb|item|par|[\[(])(?![A-Za-z])|\$\$|\ue000")
+
+
+def _latex_pieces(text: str) -> list[tuple[bool, str]] | None:
+    """``text`` cut into plain runs and LaTeX pieces (a piece ends at a blank outside groups and math, and runs on
+    over the blank after a control word, which LaTeX swallows); None when it cannot be cut safely (unbalanced
+    groups or math, environments, display math)."""
+    if _WHOLE.search(text):
+        return None
+    out: list[tuple[bool, str]] = []
+    i, n = 0, len(text)
+    while i < n:
+        m = _PLAIN.match(text, i)
+        if m is not None:
+            out.append((False, m.group()))
+            i = m.end()
+            continue
+        start, depth, math, square = i, 0, False, 0
+        while i < n:
+            c = text[i]
+            if c == "\\":
+                w = _CONTROL_WORD.match(text, i)
+                i = w.end() if w else i + 2
+                continue
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth < 0:
+                    return None
+            elif c == "$":
+                math = not math
+            elif c == "[":
+                square += 1
+            elif c == "]" and square:
+                square -= 1
+            elif c.isspace() and depth == 0 and not math and not square:
+                if not _CONTROL_WORD_END.search(text, start, i):
+                    break
+                while i < n and text[i].isspace():
+                    i += 1
+                continue
+            i += 1
+        if depth or math or square:
+            return None
+        out.append((True, text[start:i]))
+    return out
+
+
+_FAST_TOKEN = re.compile(
+    r"(?P<drop>\\(?:textbf|textit|emph|textsf|texttt|textsc|textup|textmd|textnormal|textrm|textsl|mbox|hbox|text|"
+    r"bf|it|em|rm|sf|tt|sc)(?![A-Za-z])\s*|[{}])|\\(?P<escaped>[%&$#_{} ])|(?P<special>---|--|``|''|~|\\ldots"
+    r"(?![A-Za-z])\s*)|(?P<text>[^\\{}$~`'\-^_&#%]+|[-`'])")
+_SPECIALS = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d", "~": "\xa0"}
+
+
+_SIMPLE_MATH = re.compile(r"\$((?:\\[A-Za-z]+(?![A-Za-z])\s*|[A-Za-z0-9 =+<>().,^_*/|:;!-])*)\$")
+_MATH_MACRO = re.compile(r"\\([A-Za-z]+)")
+
+
+@lru_cache(maxsize=4096)
+def _math_macro(name: str) -> str:
+    return _pylatexenc(f"${chr(92)}{name}$")
+
+
+def _fast_piece(piece: str) -> str | None:
+    """What pylatexenc makes of a LaTeX piece of only font commands, braces, escaped characters, ties, dashes and
+    quotes, or of inline math of letters, digits, operators and argument-less macros (the commonest), without
+    pylatexenc (a math macro such as ``\\alpha`` is asked of it once); None for anything else."""
+    math = _SIMPLE_MATH.fullmatch(piece)
+    if math is not None:
+        return _MATH_MACRO.sub(lambda m: _math_macro(m.group(1)), math.group(1))
+    out, pos = [], 0
+    for m in _FAST_TOKEN.finditer(piece):
+        if m.start() != pos:
+            return None
+        pos = m.end()
+        if m.group("escaped"):
+            out.append(m.group("escaped"))
+        elif m.group("special"):
+            out.append(_SPECIALS.get(m.group("special"), "\u2026"))
+        elif m.group("text"):
+            out.append(m.group("text"))
+    return "".join(out) if pos == len(piece) else None
+
+
+def _pylatexenc(text: str) -> str:
     walker_db, text_db = _contexts()
     from pylatexenc.latex2text import LatexNodes2Text
     from pylatexenc.latexwalker import LatexWalker, LatexWalkerError
 
     try:
         nodes, _, _ = LatexWalker(text, latex_context=walker_db, tolerant_parsing=True).get_latex_nodes()
-        plain = LatexNodes2Text(latex_context=text_db, math_mode="text").nodelist_to_text(nodes)
+        plain: str = LatexNodes2Text(latex_context=text_db, math_mode="text").nodelist_to_text(nodes)
     except RecursionError:
         raise LatexSyntaxError("cannot convert to text: nested too deeply") from None
     except (LatexWalkerError, IndexError, ValueError) as e:
         raise LatexSyntaxError(f"cannot convert to text: {e}") from None
-    return re.sub(r"\s+", " ", plain.replace("\xa0", " ")).strip()
+    return plain
 
 
 #: Font and box commands pylatexenc does not know and would drop with their text.

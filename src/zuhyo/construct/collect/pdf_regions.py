@@ -3,7 +3,8 @@
 The analysis behind ``zuhyo collect pdf`` (HakushoBench §3.1 collects every chart and table image of a white
 paper with its caption; DomainCQA §4.1 every figure of a paper). Uses PyMuPDF (imported by the caller):
 
-- **embedded images**: every placement of every image XObject (``page.get_images`` + ``get_image_rects``).
+- **embedded images**: every placement of every image XObject (``page.get_images`` and where the content
+  stream places them, :func:`pdf_limits.image_placements`: nothing decoded to find them).
   Placements that touch or overlap are one figure made of fragments (a diagram sliced into strips) and are
   rendered from the page as one region; a lone image is extracted at its own resolution with its soft mask
   (transparency) applied and flattened on white, as it shows on the page;
@@ -24,11 +25,15 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from zuhyo.construct.collect.caption_lines import Caption, parse_caption, parse_source_line
+from zuhyo.construct.collect.pdf_limits import check_image, check_render, drawn_images, image_placements
+from zuhyo.construct.collect.report import error_reason
+from zuhyo.images.verify import DEFAULT_MAX_PIXELS
 
 #: Placed images (or merged fragments) with a side shorter than this (PDF points, 1/72 inch) are icons/bullets.
 DEFAULT_MIN_SIDE_PT = 50.0
@@ -167,16 +172,10 @@ def page_captions(blocks: list[dict[str, Any]]) -> list[PdfCaption]:
     return out
 
 
-def _image_groups(page: Any) -> list[tuple[Box, list[tuple[int, int, Box]]]]:
-    """Placements (xref, smask, bbox) grouped into touching clusters, each with its union box."""
-    placements: list[tuple[int, int, Box]] = []
+def _image_groups(page: Any, placed: list[tuple[int, int, Box]]) -> list[tuple[Box, list[tuple[int, int, Box]]]]:
+    """Placements (xref, smask, bbox) on the page grouped into touching clusters, each with its union box."""
     page_box = _box(page.rect)
-    for info in page.get_images(full=True):
-        xref, smask = int(info[0]), int(info[1])
-        for r in page.get_image_rects(xref):
-            b = _box(r)
-            if _area(b) > 0 and _overlap(b, page_box) > 0:
-                placements.append((xref, smask, b))
+    placements = [p for p in placed if _area(p[2]) > 0 and _overlap(p[2], page_box) > 0]
     groups: list[list[tuple[int, int, Box]]] = []
     for p in placements:
         joined = [g for g in groups if any(_touch(p[2], q[2], FRAGMENT_GAP_PT) for q in g)]
@@ -187,25 +186,29 @@ def _image_groups(page: Any) -> list[tuple[Box, list[tuple[int, int, Box]]]]:
 
 
 def analyse_page(page: Any, page_drawings: list[dict[str, Any]], furniture: set[tuple[int, int, int, int]], *,
-                 min_side_pt: float = DEFAULT_MIN_SIDE_PT, dpi: int = DEFAULT_DPI) -> PageResult:
+                 min_side_pt: float = DEFAULT_MIN_SIDE_PT, dpi: int = DEFAULT_DPI,
+                 max_pixels: int = DEFAULT_MAX_PIXELS) -> PageResult:
     """The figure candidates of one page (with their PNG made) and what was skipped there, and why.
 
     ``page_drawings`` is ``page.get_drawings()``, ``furniture`` what :func:`furniture_keys` found over the
-    document's pages.
+    document's pages. Nothing over ``max_pixels`` is decoded or rendered (:mod:`pdf_limits`): such an image or
+    region is one of the page's errors.
     """
     number = page.number + 1
     blocks = text_blocks(page)
     result = PageResult(captions=page_captions(blocks))
+    placed, result.errors = image_placements(page, max_pixels)
+    limits = _Limits(dpi, max_pixels, drawn_images(page))
     drawings = [d for d in page_drawings if _drawing_key(d) not in furniture]
     lines = [_box_of(line["bbox"]) for block in blocks for line in block["lines"]]
     images: list[Candidate] = []
-    for box, group in _image_groups(page):
+    for box, group in _image_groups(page, placed):
         xrefs = [q[0] for q in group]
         kind: Literal["image", "fragments"] = "image" if len(group) == 1 else "fragments"
         if kind == "fragments":
             box = _extend(box, drawings, lines)
         cand = Candidate(page=number, kind=kind, bbox=box, xrefs=xrefs, smask=group[0][1])
-        if not _make_png(page, cand, dpi, result):
+        if not _make_png(page, cand, limits, result):
             continue
         if is_blank(cand.png):
             result.skipped.append(Skipped(page=number, kind=kind, bbox=box, xrefs=xrefs, reason=(
@@ -257,16 +260,24 @@ def analyse_page(page: Any, page_drawings: list[dict[str, Any]], furniture: set[
     for c in [c for c in result.candidates if c.kind == "vector"]:
         if c.caption is not None:
             c.bbox = _trim_caption(c.bbox, c.caption.bbox)
-        if not _make_png(page, c, dpi, result):
+        if not _make_png(page, c, limits, result):
             result.candidates.remove(c)
     return result
 
 
-def _make_png(page: Any, cand: Candidate, dpi: int, result: PageResult) -> bool:
+@dataclass(frozen=True)
+class _Limits:
+    dpi: int
+    max_pixels: int
+    drawn: list[tuple[Box, int]]
+    """(bbox, declared pixels) of the images the page draws (:func:`pdf_limits.drawn_images`)."""
+
+
+def _make_png(page: Any, cand: Candidate, limits: _Limits, result: PageResult) -> bool:
     try:
-        cand.png, cand.how = image_png(page, cand, dpi)
-    except (RuntimeError, ValueError, OSError) as e:  # mupdf errors are RuntimeError subclasses
-        result.errors.append((cand.locator, f"cannot make the image: {e}"))
+        cand.png, cand.how = image_png(page, cand, limits.dpi, limits.max_pixels, limits.drawn)
+    except Exception as e:  # noqa: BLE001 - mupdf's FzError* are no RuntimeError; Pillow's DecompressionBombError
+        result.errors.append((cand.locator, f"cannot make the image: {error_reason(e)}"))
         return False
     return True
 
@@ -370,17 +381,20 @@ def _trim_caption(region: Box, cap: Box) -> Box:
     return (x0, y0, x1, y1) if y1 - y0 > 1 else region
 
 
-def image_png(page: Any, cand: Candidate, dpi: int = DEFAULT_DPI) -> tuple[bytes, str]:
+def image_png(page: Any, cand: Candidate, dpi: int = DEFAULT_DPI, max_pixels: int = DEFAULT_MAX_PIXELS,
+              drawn: list[tuple[Box, int]] | None = None) -> tuple[bytes, str]:
     """PNG bytes of a candidate and how they were made.
 
     A lone image comes at its own resolution, colour converted to RGB, its soft mask applied and flattened on
     white (as the page shows it); fragments, vector regions and images that cannot be decoded on their own are
-    rendered from the page at ``dpi``.
+    rendered from the page at ``dpi``. Raises :class:`ImageError` when the image declares, or the rendering would
+    make or decode (``drawn``: the page's images, :func:`pdf_limits.drawn_images`), more than ``max_pixels``.
     """
     import pymupdf
     from PIL import Image
 
     if cand.kind == "image":
+        check_image(page.parent, cand.xrefs[0], cand.smask, max_pixels)  # before decoding anything
         try:
             pix = pymupdf.Pixmap(page.parent, cand.xrefs[0])
             masked = False
@@ -405,8 +419,9 @@ def image_png(page: Any, cand: Candidate, dpi: int = DEFAULT_DPI) -> tuple[bytes
                 buf = io.BytesIO()
                 im.save(buf, "PNG")
                 return buf.getvalue(), how
-        except (RuntimeError, ValueError):  # an image mupdf cannot decode alone: render it from the page
+        except Exception:  # noqa: BLE001 - an image mupdf cannot decode alone (FzError*): render it from the page
             pass
+    check_render(cand.bbox, dpi, drawn if drawn is not None else drawn_images(page), max_pixels)
     pix = page.get_pixmap(clip=pymupdf.Rect(*cand.bbox), dpi=dpi, alpha=False)
     return pix.tobytes("png"), f"rendered from the page at {dpi} dpi"
 

@@ -25,3 +25,14 @@ class CollectCounts(BaseModel):
     """Items that failed, each recorded in the workspace with its reason."""
     skipped_existing: int = 0
     """Figures already in the workspace from an earlier run."""
+
+
+def error_reason(e: BaseException) -> str:
+    """One line for an unexpected error on untrusted input (mupdf's ``FzError*``, a decoder's): its kind and the
+    first line of its message, cut at 200 characters; a :class:`~zuhyo.errors.ZuhyoError` is its own message."""
+    from zuhyo.errors import ZuhyoError
+
+    if isinstance(e, ZuhyoError):
+        return str(e)
+    text = (str(e).strip().splitlines() or [""])[0][:200]
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__

@@ -34,6 +34,7 @@ import contextlib
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zuhyo.construct.filter.alignment import TITLE_BAND, luma
@@ -165,8 +166,9 @@ class FeatureArrays:
     prepared: Prepared
 
 
-def stack_features(features: Sequence[ImageFeatures]) -> FeatureArrays:
-    """The features' arrays, computed by the workers that decoded the images, stacked in the driver."""
+def stack_features(features: Sequence[ImageFeatures], tmp_dir: Path | None = None) -> FeatureArrays:
+    """The features' arrays, computed by the workers that decoded the images, stacked in the driver (the
+    thumbnails' file in ``tmp_dir``: :func:`thumbs_array`)."""
     import numpy as np
 
     from zuhyo.construct.filter.alignment import Prepared
@@ -181,7 +183,7 @@ def stack_features(features: Sequence[ImageFeatures]) -> FeatureArrays:
 
     prepared = Prepared(stacked("col_profile", (THUMB,)), stacked("row_profile", (THUMB,)),
                         np.array([f.ink for f in features], dtype=np.int64))
-    return FeatureArrays(thumbs_array(features), stacked("descriptors", (windows, DESC * DESC)), prepared)
+    return FeatureArrays(thumbs_array(features, tmp_dir), stacked("descriptors", (windows, DESC * DESC)), prepared)
 
 
 def dct_hash(thumb: np.ndarray) -> int:
@@ -196,11 +198,12 @@ def dct_hash(thumb: np.ndarray) -> int:
     return int.from_bytes(np.packbits(bits).tobytes(), "big")
 
 
-def thumbs_array(features: Sequence[ImageFeatures]) -> np.ndarray:
+def thumbs_array(features: Sequence[ImageFeatures], tmp_dir: Path | None = None) -> np.ndarray:
     """(n, THUMB, THUMB, 3) uint8: the features' thumbnails, in a read-only memory map of a temporary ``.npy``
     file (removed when the array is collected): the driver holds no second copy in memory, and local workers read
     the thumbnails of their pairs from the file (:func:`verified_pairs`). The file is written sequentially, then
-    mapped: filling a writable map page by page took ~6x longer (2.1 s against 0.35 s for 20,000 thumbnails)."""
+    mapped: filling a writable map page by page took ~6x longer (2.1 s against 0.35 s for 20,000 thumbnails).
+    The file lies in ``tmp_dir`` (the filter stage passes the workspace's scratch folder, swept after a kill)."""
     import os
     import tempfile
     import weakref
@@ -209,7 +212,7 @@ def thumbs_array(features: Sequence[ImageFeatures]) -> np.ndarray:
 
     if not features:
         return np.empty((0, THUMB, THUMB, 3), dtype=np.uint8)
-    fd, path = tempfile.mkstemp(prefix="zuhyo-thumbs-", suffix=".npy")
+    fd, path = tempfile.mkstemp(prefix="zuhyo-thumbs-", suffix=".npy", dir=tmp_dir)
     try:
         with os.fdopen(fd, "wb") as f:
             np.lib.format.write_array_header_1_0(

@@ -19,6 +19,7 @@ collected since the last run are hashed and clustered with all the others.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -45,6 +46,7 @@ from zuhyo.construct.filter.near_duplicates import (
 )
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.records import record_decision, record_error, resolve_error
+from zuhyo.construct.workspace.scratch import scratch_dir
 from zuhyo.construct.workspace.tables import DecisionRow, FigureRow
 from zuhyo.schema import Decision
 
@@ -128,15 +130,15 @@ def _neg_text(text: str) -> tuple[int, ...]:
 
 
 def near_duplicate_decisions(figures: list[FigureRow], features: dict[str, ImageFeatures],
-                             min_score: float = DEFAULT_MIN_SCORE, executor: str | None = None
-                             ) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
+                             min_score: float = DEFAULT_MIN_SCORE, executor: str | None = None,
+                             tmp_dir: Path | None = None) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
     """Drops (figure id -> (reason, evidence)) for every non-best member of each near-duplicate cluster, and the
     number of clusters. Figures sharing one image (same sha256) are duplicates without verification."""
     import numpy as np
 
     shas = sorted({f.sha256 for f in figures})
     index = {sha: i for i, sha in enumerate(shas)}
-    arrays = stack_features([features[sha] for sha in shas])
+    arrays = stack_features([features[sha] for sha in shas], tmp_dir)
     thumbs, desc = arrays.thumbs, arrays.descriptors
     pairs = verified_pairs(arrays, candidate_pairs(desc), min_score, executor)
     by_pair = {(p.i, p.j): p for p in pairs}
@@ -178,7 +180,7 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
 
         check_classifier(ws, classifier)
     report = FilterReport()
-    with ws.run(STAGE, params) as run:
+    with ws.run(STAGE, params, lock=True) as run:
         figures, history = _history(ws)
         report.checked = len(figures)
         shas = sorted({f.sha256 for f in figures})
@@ -200,7 +202,9 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
                 f.width, f.height = r.width, r.height  # the image's true size ranks cluster members
                 passed.append(f)
         features = {sha: r for sha, r in results.items() if isinstance(r, ImageFeatures)}
-        drops, report.clusters = near_duplicate_decisions(passed, features, min_score, executor) if passed else ({}, 0)
+        with scratch_dir(ws.root, "filter-") as tmp:  # the thumbnails' file: removed, or swept after a kill
+            drops, report.clusters = (near_duplicate_decisions(passed, features, min_score, executor, tmp)
+                                      if passed else ({}, 0))
         for f in passed:
             if f.id in drops:
                 reason, evidence = drops[f.id]

@@ -339,7 +339,7 @@ def run_abstracts(ws: Workspace, backends: Sequence[ModelBackend], *, concurrenc
     if on_start is not None:
         on_start(len(papers))
     params = {"models": specs, "prompt": PROMPT_NAME, "prompt_version": prompt.version, "constrained": constrained}
-    with ws.run(STAGE, params) as run:
+    with ws.run(STAGE, params, lock=True) as run:
         asyncio.run(_vote_all(ws, papers, backends, prompt, done, run.id, report, concurrency=concurrency,
                               constrained=constrained, max_tokens=max_tokens, on_item=on_item, close=close))
         run.counts = report.model_dump(include={"papers", "votes", "reused", "outdated", "majority", "tie",

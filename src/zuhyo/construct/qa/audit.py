@@ -177,7 +177,7 @@ def run_audit(ws: Workspace, backends: list[ModelBackend], judge: Judge, options
         on_start(len(items))
     params = {"models": specs, "judge": judge.id, "prompt": PROMPT_STYLE, "text_only_rule": options.text_only_rule,
               "scatter": options.scatter, "statuses": list(options.statuses)}
-    with ws.run(STAGE, params) as run:
+    with ws.run(STAGE, params, lock=True) as run:
         auditor = _Auditor(ws, backends, judge, options, report, run.id)
         asyncio.run(auditor.audit_all(items, on_item, close))
         run.counts = report.model_dump(include={"items", "asked", "answers", "errors", "skipped_existing",

@@ -202,7 +202,7 @@ def run_drafting(ws: Workspace, backend: ModelBackend, style: str, *, categories
               "prompt_versions": versions, "domain": domain, "constrained": constrained}
     if on_start is not None:
         on_start(len(targets))
-    with ws.run(STAGE, params) as run:
+    with ws.run(STAGE, params, lock=True) as run:
         state = _Run(ws, backend, domain, configs, run.id, report, done)
         asyncio.run(_draft_all(state, targets, concurrency, on_item, close))
         run.counts = {"figures": report.figures, "drafted": report.drafted, "rejected": dict(report.rejected),

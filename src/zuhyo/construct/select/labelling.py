@@ -19,6 +19,7 @@ import asyncio
 import csv
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,13 +113,38 @@ class ImportReport(BaseModel):
     """Rows naming no figure of the workspace, each ``line N: <ref>``."""
 
 
-def parse_json_reply(reply_model: type[M], text: str) -> tuple[M | None, str]:
-    """(reply, "") for a reply that is one JSON object valid against ``reply_model``, else (None, problem)."""
+def json_object_reply(text: str, *, lenient: bool = False) -> tuple[dict[str, Any] | None, str]:
+    """(the object, "") for a reply that is one JSON object and nothing else (blanks, or one ```json fence around
+    it, allowed), else (None, problem). Prose around an object is a problem: the prompts ask for the object alone,
+    and "It is NOT {"image_type": "Pie"}; it is a Bar" is no Pie. ``lenient`` takes the first object in the text
+    (``--lenient-json``)."""
     from zuhyo.evaluate.judges.llm import first_json_object
 
-    obj = first_json_object(text)
-    if obj is None:
+    body = text.strip()
+    fence = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", body, re.S | re.I)
+    if fence is not None:
+        body = fence.group(1)
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict):
+        return obj, ""
+    found = first_json_object(text)
+    if found is None:
         return None, "no JSON object in the reply"
+    if lenient:
+        return found, ""
+    return None, ("the reply has text around its JSON object; reply with the JSON object alone, nothing before or "
+                  "after it")
+
+
+def parse_json_reply(reply_model: type[M], text: str, *, lenient: bool = False) -> tuple[M | None, str]:
+    """(reply, "") for a reply that is one JSON object valid against ``reply_model`` and nothing else
+    (:func:`json_object_reply`), else (None, problem)."""
+    obj, problem = json_object_reply(text, lenient=lenient)
+    if obj is None:
+        return None, problem
     try:
         return reply_model.model_validate(obj), ""
     except ValidationError as e:
@@ -127,9 +153,9 @@ def parse_json_reply(reply_model: type[M], text: str) -> tuple[M | None, str]:
         return None, f"the JSON does not match the schema ({problems})"
 
 
-def parse_reply(task: LabelTask, text: str) -> tuple[Any, str]:
+def parse_reply(task: LabelTask, text: str, *, lenient: bool = False) -> tuple[Any, str]:
     """(value, "") for a reply that is one JSON object valid against the task's schema, else (None, problem)."""
-    reply, problem = parse_json_reply(task.reply_model, text)
+    reply, problem = parse_json_reply(task.reply_model, text, lenient=lenient)
     return (None, problem) if reply is None else (task.to_value(reply), "")
 
 
@@ -148,12 +174,13 @@ def figures_to_label(ws: Workspace) -> tuple[list[FigureRow], int]:
 
 
 def run_labelling(ws: Workspace, task: LabelTask, backend: ModelBackend, *, concurrency: int = 8,
-                  constrained: bool = True, max_tokens: int = 1024, close: bool = True,
+                  constrained: bool = True, max_tokens: int = 1024, close: bool = True, lenient_json: bool = False,
                   on_start: Callable[[int], None] | None = None,
                   on_item: Callable[[int, str], None] | None = None) -> LabelReport:
     """Label every kept figure not yet labelled by this model and prompt version; ``on_item(figure id, outcome)``
     with outcome ``labelled``, ``existing`` or ``error``. The backend is closed at the end unless ``close`` is
-    False (it lives in this call's event loop)."""
+    False (it lives in this call's event loop). A reply with text around its JSON object is re-asked and, if
+    it stays so, the figure's error; ``lenient_json`` takes the first object instead (recorded in the run)."""
     prompt = task.prompt
     report = LabelReport(stage=task.stage, model=backend.spec, prompt_version=prompt.version)
     rows, report.dropped = figures_to_label(ws)
@@ -174,10 +201,10 @@ def run_labelling(ws: Workspace, task: LabelTask, backend: ModelBackend, *, conc
         "name": task.stage, "strict": True, "schema": task.schema()}}} if constrained else {}
     config = GenerationConfig(temperature=0.0, max_tokens=max_tokens, extra_body=extra)
     params = {"model": backend.spec, "prompt": task.prompt_name, "prompt_version": prompt.version,
-              "constrained": constrained}
-    with ws.run(task.stage, params) as run:
+              "constrained": constrained, "lenient_json": lenient_json}
+    with ws.run(task.stage, params, lock=True) as run:
         asyncio.run(_label_all(ws, task, backend, prompt, config, pending, run.id, report, concurrency, on_item,
-                               close))
+                               close, lenient_json))
         run.counts = report.model_dump(include={"figures", "labelled", "skipped_existing", "dropped", "errors",
                                                 "reasked", "retries"})
     return report
@@ -185,7 +212,8 @@ def run_labelling(ws: Workspace, task: LabelTask, backend: ModelBackend, *, conc
 
 async def _label_all(ws: Workspace, task: LabelTask, backend: ModelBackend, prompt: Prompt,
                      config: GenerationConfig, rows: list[FigureRow], run_id: int, report: LabelReport,
-                     concurrency: int, on_item: Callable[[int, str], None] | None, close: bool) -> None:
+                     concurrency: int, on_item: Callable[[int, str], None] | None, close: bool,
+                     lenient_json: bool = False) -> None:
     from zuhyo.evaluate.judges.validated_reply import ask_validated
     from zuhyo.images.prepare import prepare_image
     from zuhyo.models.base import ModelError
@@ -218,7 +246,7 @@ async def _label_all(ws: Workspace, task: LabelTask, backend: ModelBackend, prom
             return fail(row, f"image: {e}")
         text = prompt.render(caption=(row.caption or "(no caption)").strip())
         try:
-            result = await ask_validated(backend, text, lambda reply: parse_reply(task, reply),
+            result = await ask_validated(backend, text, lambda reply: parse_reply(task, reply, lenient=lenient_json),
                                          instruction=instruction, attempts=ATTEMPTS, image=image, config=config)
         except ModelError as e:
             return fail(row, f"model call failed: {e}")
@@ -267,7 +295,7 @@ def import_labels(ws: Workspace, task: LabelTask, csv_path: Path | str, *, by: s
                         f"columns {', '.join(task.columns)}" + (f" (missing: {', '.join(missing)})" if missing else ""))
     report = ImportReport(file=str(path))
     source_model = f"{by}:{hashlib.sha256(raw).hexdigest()[:16]}"
-    with ws.run(task.stage, {"import": str(path), "model": source_model}) as run:
+    with ws.run(task.stage, {"import": str(path), "model": source_model}, lock=True) as run:
         for line, cells in enumerate(reader, start=2):
             if not any(c.strip() for c in cells):
                 continue

@@ -5,6 +5,8 @@ Layout of ``WS/``::
     zuhyo.toml     what the workspace is: database URL (relative SQLite paths are relative to WS), image store
     zuhyo.db       the SQLite database (default; -wal and -shm files beside it while in use)
     images/        the content-addressed image store (:class:`zuhyo.images.store.ImageStore`)
+    .locks/        one lock file per stage that allows one writer at a time (``run(..., lock=True)``)
+    tmp/           scratch files of running stages (:mod:`zuhyo.construct.workspace.scratch`)
 
 A team points ``--db`` at PostgreSQL instead; the password belongs in ``~/.pgpass`` or ``PGPASSWORD`` (libpq reads
 both), not in ``zuhyo.toml``.
@@ -149,8 +151,31 @@ class Workspace:
         self.close()
 
     @contextmanager
-    def run(self, stage: str, params: dict[str, Any]) -> Iterator[RunHandle]:
-        """Record one stage invocation in ``stage_runs``: ``running`` now, ``done`` or ``failed`` with counts."""
+    def stage_lock(self, stage: str) -> Iterator[None]:
+        """Hold the workspace's lock of ``stage``: a second process is refused with :class:`StageBusyError` naming
+        the holder's pid and command (an ``flock``, released by the kernel when the holder dies, ``kill -9``
+        included; like the run set's lock of `zuhyo eval`, it excludes processes of one machine)."""
+        from zuhyo.evaluate.runlock import ProcessLock
+
+        class _StageLock(ProcessLock):
+            def busy(self, holder: str) -> StageBusyError:
+                return StageBusyError(f"workspace {root}: stage {stage} is in use by {holder}; wait for it to "
+                                      "finish")
+
+        root = self.root
+        with _StageLock(self.root / ".locks" / f"{stage}.lock"):
+            yield
+
+    @contextmanager
+    def run(self, stage: str, params: dict[str, Any], *, lock: bool = False) -> Iterator[RunHandle]:
+        """Record one stage invocation in ``stage_runs``: ``running`` now, ``done`` or ``failed`` with counts.
+
+        ``lock``: hold the stage's lock throughout (:meth:`stage_lock`): one writer per stage, so that two
+        processes never record every decision twice or ask a model twice about every figure."""
+        if lock:
+            with self.stage_lock(stage), self.run(stage, params) as handle:
+                yield handle
+            return
         from zuhyo import __version__
         from zuhyo.construct.workspace.orm import utcnow
         from zuhyo.construct.workspace.tables import StageRun
@@ -171,6 +196,10 @@ class Workspace:
                 done = s.get(StageRun, run_id)
                 assert done is not None
                 done.status, done.counts, done.finished_at = status, dict(handle.counts), utcnow()
+
+
+class StageBusyError(WorkspaceError):
+    """Another process holds the workspace's lock of a stage."""
 
 
 class RunHandle:
