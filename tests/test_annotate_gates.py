@@ -388,3 +388,12 @@ def test_grading_data_is_shown_checked_on_revision_and_stale_data_blocks_the_exp
     with pytest.raises(ExportGateError, match=rf"qa-{item}: no Valid consensus .* revision 3"):
         export_workspace(ws, ExportOptions(out=tmp_path / "out", plots=False))  # the experts rated revision 2
     assert Client(app, "alice").get(f"/grading/{item}").status_code == 403
+
+
+def test_the_funnel_counts_items_still_in_flight(ws, tmp_path):
+    from zuhyo.construct.publish.export import ExportOptions, collect_samples
+
+    app = create_app(ws, AppSettings())
+    _mismatch(app, ws)  # verified once, now waiting for revision
+    funnel = collect_samples(ws, ExportOptions(out=tmp_path / "out"), "x").funnel["hakusho"]
+    assert (funnel["authored"], funnel["verified"], funnel["accepted"]) == (1, 1, 0)

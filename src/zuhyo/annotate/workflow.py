@@ -27,7 +27,7 @@ QA item states (``qa_items.status``) and who moves them; which path an item take
                                     +--consensus flawed--> revise --revision--> reviewing (new round) / discarded
 
 Nobody verifies or reviews an item they authored or revised; nobody verifies one whose reference a page showed
-them (:func:`zuhyo.construct.qa.gates.may_verify`, :func:`~zuhyo.construct.qa.gates.may_review`).
+them (:func:`zuhyo.construct.qa.gates.may_verify`, :func:`~zuhyo.construct.qa.gates.review_excluded`).
 
 Submissions carry a client ``submit_key``: the first submission with a key is applied and its result stored
 (``submissions``); a retry with the same key returns the stored result (``replayed=True``) and changes nothing.

@@ -174,7 +174,7 @@ def collect_samples(ws: Workspace, opts: ExportOptions, name: str) -> Collected:
     statuses = [ACCEPTED] + ([DRAFT] if opts.include_drafts else [])
     with ws.db.read() as s:
         all_items = list(s.scalars(select(QAItemRow)))
-        evidence = gather_evidence(s, [i.id for i in all_items if i.status in statuses or i.status == "discarded"])
+        evidence = gather_evidence(s, [i.id for i in all_items])  # the funnel counts items still in flight too
         users = {u.id: u for u in s.scalars(select(UserRow))}
         rows = list(s.execute(
             select(QAItemRow, FigureRow, Document, Source)

@@ -186,9 +186,6 @@ def review_excluded(item: QAItemRow, evidence: Evidence) -> set[int]:
     return out
 
 
-def may_review(user_id: int, item: QAItemRow, evidence: Evidence) -> bool:
-    return user_id not in review_excluded(item, evidence)
-
 
 def _independent(item: QAItemRow, evidence: Evidence, user_id: int) -> bool:
     return not (exposure(item, evidence).get(user_id, set()) & {"author", "reviser"})
