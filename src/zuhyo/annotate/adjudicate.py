@@ -86,9 +86,13 @@ def _open_review_slots(s: Session, item: QAItemRow, config: WorkflowConfig) -> t
     return len(_free_slots(s, item, config)), int(live is not None)
 
 
-def _eligible(s: Session, role: str) -> list[UserRow]:
-    return [u for u in s.scalars(select(UserRow).where(UserRow.active.is_(True)).order_by(UserRow.id))
-            if role in (u.roles or [])]
+def _active_people(s: Session) -> list[UserRow]:
+    """Everyone who may be handed work (read once per call, not per item)."""
+    return list(s.scalars(select(UserRow).where(UserRow.active.is_(True)).order_by(UserRow.id)))
+
+
+def _with_role(people: list[UserRow], role: str) -> list[UserRow]:
+    return [u for u in people if role in (u.roles or [])]
 
 
 def _may_adjudicate(user: UserRow, item: QAItemRow, ev: Evidence, flow: str) -> bool:
@@ -105,7 +109,8 @@ def _may_adjudicate(user: UserRow, item: QAItemRow, ev: Evidence, flow: str) -> 
     return "annotator" in roles and why <= {"shown"} and not shown_elsewhere
 
 
-def _stuck_review(s: Session, item: QAItemRow, ev: Evidence, config: WorkflowConfig) -> str | None:
+def _stuck_review(s: Session, item: QAItemRow, ev: Evidence, config: WorkflowConfig,
+                  people: list[UserRow]) -> str | None:
     from zuhyo.annotate.review import _excluded
 
     if item.status == "draft" and config.gates.protocol_of(item.origin, item.style) != "domaincqa":
@@ -113,29 +118,28 @@ def _stuck_review(s: Session, item: QAItemRow, ev: Evidence, config: WorkflowCon
     free, live = _open_review_slots(s, item, config)
     if not free or live:
         return None
-    excluded = _excluded(s, item)
-    eligible = [u for u in _eligible(s, "expert") if u.id not in excluded]
+    excluded = _excluded(s, item, ev)
+    eligible = [u for u in _with_role(people, "expert") if u.id not in excluded]
     if len(eligible) < free:
         return (f"needs {free} more expert(s) this round, {len(eligible)} eligible (authors, revisers and raters "
                 "of this revision are not)")
     return None
 
 
-def _stuck(s: Session, item: QAItemRow, ev: Evidence, config: WorkflowConfig) -> str | None:
+def _stuck(s: Session, item: QAItemRow, ev: Evidence, config: WorkflowConfig, people: list[UserRow]) -> str | None:
     """Why ``item`` waits for a person who does not exist, or None."""
     if item.status == "authored":
         skipped = set(s.scalars(select(AssignmentRow.user_id).where(
             AssignmentRow.step == "verify", AssignmentRow.qa_item_id == item.id, AssignmentRow.status == "skipped")))
         exposed = exposure(item, ev)
-        if not [u for u in _eligible(s, "annotator") if u.id not in exposed and u.id not in skipped]:
+        if not [u for u in _with_role(people, "annotator") if u.id not in exposed and u.id not in skipped]:
             return "no annotator left who is independent of it for blind verification"
         return None
     if item.status in ("reviewing", "draft"):
-        return _stuck_review(s, item, ev, config)
+        return _stuck_review(s, item, ev, config, people)
     if item.status == "adjudicating":
         flow = _flow(item)
-        if not any(_may_adjudicate(u, item, ev, flow) for u in s.scalars(select(UserRow).where(
-                UserRow.active.is_(True)))):
+        if not any(_may_adjudicate(u, item, ev, flow) for u in people):
             return "no admin or annotator independent of it to adjudicate"
     return None
 
@@ -147,9 +151,10 @@ def stuck_items(db: Database, config: WorkflowConfig = DEFAULT_CONFIG) -> list[d
         items = list(s.scalars(select(QAItemRow).where(
             QAItemRow.status.in_(("authored", "reviewing", "draft", "adjudicating"))).order_by(QAItemRow.id)))
         evidence = gather_evidence(s, [i.id for i in items])
+        people = _active_people(s)
         out = []
         for item in items:
-            reason = _stuck(s, item, evidence[item.id], config)
+            reason = _stuck(s, item, evidence[item.id], config, people)
             if reason:
                 out.append({"qa_item_id": item.id, "status": item.status, "reason": reason})
         return out
@@ -159,13 +164,14 @@ def _adjudicable(s: Session, user: UserRow, config: WorkflowConfig) -> list[tupl
     items = list(s.scalars(select(QAItemRow).where(
         QAItemRow.status.in_(("adjudicating", "reviewing", "draft"))).order_by(QAItemRow.id)))
     evidence = gather_evidence(s, [i.id for i in items])
+    people = _active_people(s)
     out = []
     for item in items:
         ev = evidence[item.id]
         if item.status == "adjudicating":
             reason = item.reason or "waiting for a ruling"
         else:
-            stuck = _stuck_review(s, item, ev, config)
+            stuck = _stuck_review(s, item, ev, config, people)
             if stuck is None:
                 continue
             reason = stuck
