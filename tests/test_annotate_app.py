@@ -100,9 +100,16 @@ class Client:
         self._keep(r)
         return r
 
-    def submit(self, page: str, form_id: str, action: str, **fields: Any) -> Any:
-        """Open ``page``, fill the form ``form_id`` and post it to ``action`` (following the redirect)."""
+    def take(self, page: str) -> Any:
+        """Open a task page; when it offers "take the next task" (no task held: a GET hands out none), press it."""
         r = self.get(page)
+        if r.status_code == 200 and 'id="take-form"' in r.text:
+            r = self.post(f"{page}/next", {"csrf_token": self.csrf()})
+        return r
+
+    def submit(self, page: str, form_id: str, action: str, **fields: Any) -> Any:
+        """Open (take) ``page``, fill the form ``form_id`` and post it to ``action`` (following the redirect)."""
+        r = self.take(page)
         assert r.status_code == 200, r.text[:500]
         return self.post(action, {**self.form_fields(form_id), **fields})
 
@@ -146,7 +153,7 @@ def _item(ws: Workspace, **where: Any) -> QAItemRow:
 
 
 def _author(c: Client, question: str, answer: str, flags: tuple[str, ...] = ("Multi-hop",)) -> Any:
-    r = c.get("/author")
+    r = c.take("/author")
     assert r.status_code == 200 and 'id="author-form"' in r.text
     return c.post("/author", {**c.form_fields("author-form"), "question": question, "answer": answer,
                               "difficulty": list(flags)})
@@ -223,7 +230,7 @@ def test_csrf_token_is_required_on_every_form_and_the_json_api(app, ws):
     r = anon.post("/login", {"name": "alice", "password": PASSWORD, "csrf_token": "0" * 64})
     assert r.status_code == 403
     alice = Client(app, "alice")
-    fields = (alice.get("/author"), alice.form_fields("author-form"))[1]
+    fields = (alice.take("/author"), alice.form_fields("author-form"))[1]
     for bad in ("", "x" * 64):
         r = alice.post("/author", {**fields, "csrf_token": bad, "question": "Q?", "answer": "1",
                                    "difficulty": "Global"})
@@ -299,15 +306,15 @@ def test_annotator_and_expert_cannot_open_admin_pages_and_anonymous_is_sent_to_l
         assert s.scalars(select(UserRow).where(UserRow.name == "mallory")).first() is None
         assert s.scalars(select(UserRow).where(UserRow.name == "alice")).one().roles == ["annotator"]
     expert = Client(app, "e1")
-    for page in ("/author", "/verify", "/revise", "/api/verify/next"):
+    for page in ("/author", "/verify", "/revise", "/api/verify/current"):
         assert expert.get(page).status_code == 403, page
     annotator = Client(app, "alice")
-    assert annotator.get("/review").status_code == 403
+    assert annotator.take("/review").status_code == 403
     anon = TestClient(app)
     for page in ("/", "/author", "/verify", "/review", "/errors", "/revise", *ADMIN_PAGES):
         r = anon.get(page, follow_redirects=False)
         assert r.status_code == 303 and r.headers["location"] == "/login", page
-    assert anon.get("/api/verify/next").status_code == 401
+    assert anon.get("/api/verify/current").status_code == 401
 
 
 def test_admin_adds_a_user_and_changes_roles_on_the_users_page(app, ws):
@@ -319,7 +326,7 @@ def test_admin_adds_a_user_and_changes_roles_on_the_users_page(app, ws):
     assert r.status_code == 200 and "ユーザー dave を追加しました" in r.text
     assert "<b>Dave</b>" not in r.text and "&lt;b&gt;Dave&lt;/b&gt;" in r.text
     dave = Client(app, "dave")
-    assert dave.get("/review").status_code == 200
+    assert dave.take("/review").status_code == 200
     uid = _user_id(ws, "dave")
     r = root.post(f"/admin/users/{uid}", {"csrf_token": root.csrf(), "roles": ["annotator"], "active": "0"})
     assert r.status_code == 200 and "ユーザー dave を更新しました" in r.text
@@ -359,7 +366,7 @@ def test_images_come_from_the_store_with_their_content_type(app, ws):
 
 def test_author_then_blind_verify_match_is_accepted_and_the_verifier_never_gets_the_reference(app, ws):
     alice, bob = Client(app, "alice"), Client(app, "bob")
-    page = alice.get("/author")
+    page = alice.take("/author")
     assert "作問の要件" in page.text and 'src="/images/' in page.text and "図 " in page.text
     assert "本文の文脈" in page.text and "/static/viewer.js" in page.text
     assert all(f'value="{flag}"' in page.text for flag in ("Global", "Multi-hop", "Counting", "External knowledge",
@@ -369,21 +376,27 @@ def test_author_then_blind_verify_match_is_accepted_and_the_verifier_never_gets_
     item = _item(ws, origin="human")
     assert item.status == "authored" and item.answer == REFERENCE and item.difficulty == ["Multi-hop"]
     # The author cannot verify their own item: no task for them on it.
-    own = alice.get("/verify")
+    own = alice.take("/verify")
     assert "2020年の再生可能エネルギー" not in own.text
     # The verifier: page and JSON API carry the question and image, never the reference.
-    api = bob.get("/api/verify/next").json()["task"]
+    api = bob.http.post("/api/verify/next", headers={"X-CSRF-Token": bob.csrf()}).json()["task"]
     assert api["question"].startswith("2020年") and api["image"].startswith("/images/")
     assert set(api) == {"assignment_id", "qa_item_id", "round", "question", "image", "width", "height",
                         "expires_at"}
-    page = bob.get("/verify")
+    page = bob.take("/verify")
     assert "2020年の再生可能エネルギー" in page.text and 'id="verify-form"' in page.text
     assert "図 " not in page.text and "本文の文脈" not in page.text  # blind: no caption or context either
-    # alice tries to answer bob's assignment through the API: not hers.
+    # alice tries to answer bob's assignment through the API: not hers, and answered as if it did not exist
+    # (404, the same words), so ids do not tell whose work they are.
     r = alice.http.post("/api/verify", json={"assignment_id": api["assignment_id"], "answer": REFERENCE,
                                              "submit_key": "00000000-0000-4000-8000-000000000001"},
                         headers={"X-CSRF-Token": alice.csrf()})
-    assert r.status_code == 403
+    missing = alice.http.post("/api/verify", json={"assignment_id": 999_999, "answer": REFERENCE,
+                                                   "submit_key": "00000000-0000-4000-8000-000000000002"},
+                              headers={"X-CSRF-Token": alice.csrf()})
+    assert r.status_code == missing.status_code == 404
+    assert (r.json()["error"].replace(str(api["assignment_id"]), "N")
+            == missing.json()["error"].replace("999999", "N"))
     r = bob.post("/verify", {**bob.form_fields("verify-form"), "answer": "73.25%"})
     assert r.status_code == 200 and "一致 — 受理されました" in r.text
     assert _item(ws, origin="human").status == "accepted"
@@ -395,7 +408,7 @@ def test_mismatch_goes_back_to_the_author_who_revises_and_another_user_verifies_
     alice, bob, carol = Client(app, "alice"), Client(app, "bob"), Client(app, "carol")
     _author(alice, "石油の割合は?", REFERENCE, ("Global", "Visual"))
     # bob answers through the JSON API (header CSRF token), wrongly.
-    task = bob.get("/api/verify/next").json()["task"]
+    task = bob.http.post("/api/verify/next", headers={"X-CSRF-Token": bob.csrf()}).json()["task"]
     key = "3f0c1d52-6a7e-4b5b-9d55-0d8e7f6a5b41"
     body = {"assignment_id": task["assignment_id"], "answer": "12", "submit_key": key}
     r = bob.http.post("/api/verify", json=body, headers={"X-CSRF-Token": bob.csrf()})
@@ -420,8 +433,8 @@ def test_mismatch_goes_back_to_the_author_who_revises_and_another_user_verifies_
     revised = _item(ws, origin="human")
     assert revised.status == "authored" and revised.revision == 2 and revised.answer == "12"
     # bob verified it already: the next verifier is someone else.
-    assert "石油の割合" not in bob.get("/verify").text
-    page = carol.get("/verify")
+    assert "石油の割合" not in bob.take("/verify").text
+    page = carol.take("/verify")
     assert "石油の割合は何%?" in page.text
     r = carol.post("/verify", {**carol.form_fields("verify-form"), "answer": "12"})
     assert "一致 — 受理されました" in r.text and _item(ws, origin="human").status == "accepted"
@@ -440,7 +453,7 @@ def test_author_can_discard_after_a_mismatch(app, ws):
 
 def test_a_repeated_submit_key_stores_one_item(app, ws):
     alice = Client(app, "alice")
-    alice.get("/author")
+    alice.take("/author")
     fields = {**alice.form_fields("author-form"), "question": "何年か?", "answer": "2020", "difficulty": "Global"}
     first = alice.post("/author", fields, follow_redirects=False)
     second = alice.post("/author", fields, follow_redirects=False)
@@ -451,7 +464,7 @@ def test_a_repeated_submit_key_stores_one_item(app, ws):
 
 def test_authoring_needs_a_flag_and_keeps_what_was_typed(app, ws):
     alice = Client(app, "alice")
-    alice.get("/author")
+    alice.take("/author")
     r = alice.post("/author", {**alice.form_fields("author-form"), "question": "書きかけの質問", "answer": "5"})
     assert r.status_code == 400 and 'id="form-error"' in r.text and "書きかけの質問" in r.text
     assert _count_items(ws, origin="human") == 0
@@ -459,7 +472,7 @@ def test_authoring_needs_a_flag_and_keeps_what_was_typed(app, ws):
 
 def test_skip_with_a_reason_moves_on_to_another_image(app, ws):
     alice = Client(app, "alice")
-    first = re.search(r'/images/([0-9a-f]{64})', alice.get("/author").text).group(1)
+    first = re.search(r'/images/([0-9a-f]{64})', alice.take("/author").text).group(1)
     r = alice.post("/author/skip", {**alice.form_fields("skip-form"), "reason": "unreadable", "note": "ぼやけている"})
     assert r.status_code == 200 and "スキップしました" in r.text
     second = re.search(r'/images/([0-9a-f]{64})', r.text).group(1)
@@ -472,10 +485,10 @@ def test_user_text_is_html_escaped_everywhere_it_is_shown(app, ws):
     alice, bob = Client(app, "alice"), Client(app, "bob")
     evil = '<script>alert("x")</script><img src=x onerror=alert(1)>'
     _author(alice, evil + " の値は?", "5")
-    page = bob.get("/verify")
+    page = bob.take("/verify")
     assert "<script>alert" not in page.text and "<img src=x" not in page.text
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page.text
-    api = bob.get("/api/verify/next").json()["task"]
+    api = bob.http.post("/api/verify/next", headers={"X-CSRF-Token": bob.csrf()}).json()["task"]
     assert api["question"].startswith("<script>")  # JSON carries the text as it is; pages escape it
 
 
@@ -484,17 +497,17 @@ def test_user_text_is_html_escaped_everywhere_it_is_shown(app, ws):
 
 def test_experts_disagree_then_a_third_expert_decides_and_alpha_is_on_the_dashboard(app, ws):
     e1, e2, e3, root = Client(app, "e1"), Client(app, "e2"), Client(app, "e3"), Client(app, "root")
-    page = e1.get("/review")
+    page = e1.take("/review")
     assert "ドラフトの質問 0" in page.text and "ドラフトの答え 0" in page.text and "ラウンド 1" in page.text
     r = e1.post("/review", {**e1.form_fields("review-form"), "rating": "valid", "comment": "良い"})
     assert r.status_code == 200 and "レビュー中" in r.text
-    e2.get("/review")
+    e2.take("/review")
     r = e2.post("/review", {**e2.form_fields("review-form"), "rating": "flawed", "comment": "単位がない",
                             "correction_answer": "ドラフトの答え 0 %"})
     assert "意見が分かれたため次のラウンドへ" in r.text
     assert _item(ws, origin="draft").status == "reviewing"
-    assert "ドラフトの質問" not in e1.get("/review").text  # e1 rated it already: not offered again
-    page = e3.get("/review")
+    assert "ドラフトの質問" not in e1.take("/review").text  # e1 rated it already: not offered again
+    page = e3.take("/review")
     assert "ラウンド 2" in page.text and "単位がない" not in page.text  # other experts' ratings are not shown
     r = e3.post("/review", {**e3.form_fields("review-form"), "rating": "valid"})
     assert _item(ws, origin="draft").status == "accepted"
@@ -511,7 +524,7 @@ def test_audit_flags_show_on_the_review_page_and_an_expert_resolves_them(app, ws
         s.add(QAFlag(qa_item_id=draft.id, kind="text_only", fingerprint="f" * 16,
                      detail="<i>answered without the image</i> by 2 of 2 models", evidence={}, meta={}))
     e1 = Client(app, "e1")
-    page = e1.get("/review")
+    page = e1.take("/review")
     assert "画像なしで答えられる" in page.text and "&lt;i&gt;answered without the image&lt;/i&gt;" in page.text
     flag_id = int(re.search(r'action="/flags/(\d+)"', page.text).group(1))
     alice = Client(app, "alice")  # not the item's author, not an expert
@@ -529,7 +542,7 @@ def test_audit_flags_show_on_the_review_page_and_an_expert_resolves_them(app, ws
 
 def test_review_rating_must_be_valid_or_flawed(app, ws):
     e1 = Client(app, "e1")
-    e1.get("/review")
+    e1.take("/review")
     r = e1.post("/review", {**e1.form_fields("review-form"), "rating": "maybe"})
     assert r.status_code == 400
     assert _item(ws, origin="draft").status in ("draft", "reviewing")
@@ -545,7 +558,7 @@ def test_error_analysis_page_tags_a_wrong_answer(app, ws):
             "question": "最大の品目は?", "references": ["自動車"], "prediction": "<b>鉄鋼</b>",
             "image": {"path": str(path), "sha256": sha}}, meta={}))
     alice = Client(app, "alice")
-    page = alice.get("/errors")
+    page = alice.take("/errors")
     assert page.status_code == 200 and "最大の品目は?" in page.text and "自動車" in page.text
     assert "&lt;b&gt;鉄鋼&lt;/b&gt;" in page.text and 'value="perception"' in page.text
     sample_id = int(re.search(r'/errors/(\d+)/image', page.text).group(1))
@@ -589,6 +602,7 @@ def test_language_switch_is_stored_per_user_and_japanese_is_the_default(app, ws)
     assert '<html lang="en">' in r.text and "Log in" in r.text
     alice = Client(app, "alice")
     assert "わたしのタスク" in alice.get("/").text
+    alice.take("/author")
     r = alice.post("/locale", {"locale": "en", "csrf_token": alice.csrf()},
                    headers={"referer": "http://testserver/author"})
     assert r.url.path == "/author" and "Requirements (HakushoBench §3.2)" in r.text

@@ -7,11 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +16,7 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("sqlalchemy")
 
+from serve_support import serving  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 from test_annotate_app import PASSWORD, make_workspace  # noqa: E402
 from test_report_support import answer_key, eval_into, write_hakusho  # noqa: E402
@@ -34,12 +30,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 
 pytestmark = pytest.mark.browser
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -65,27 +55,8 @@ def server(tmp_path_factory) -> Iterator[tuple[str, Path]]:
         eval_into(data_root / "set", "hakusho", data, srv.base_url, "err-model", "rules")
     finally:
         srv.stop()
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "zuhyo", "serve", str(root), "--port", str(port),
-                             "--runs", str(data_root / "set"), "--runs-model", "err-model", "--runs-sample", "3"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/healthz", timeout=2) as r:
-                    assert r.read() == b'{"ok":true}'
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    out = proc.stdout.read() if proc.stdout else ""
-                    pytest.fail(f"zuhyo serve did not start: {out[-2000:]}")
-                time.sleep(0.3)
+    with serving(root, "--runs", str(data_root / "set"), "--runs-model", "err-model", "--runs-sample", "3") as base:
         yield base, root
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +97,19 @@ class Person:
         self.page.wait_for_url(base + "/")
 
     def go(self, path: str) -> Any:
+        """Open a page; a task page without a held task offers "take the next task" (a GET hands out no work):
+        press it, as a person would."""
         self.page.goto(self.base + path)
+        if self.page.locator("#take-form").count():
+            with self.page.expect_navigation():
+                self.page.click("#take")
+        return self.page
+
+    def start(self, step: str) -> Any:
+        """Press Start on the home page's card of ``step`` (a POST that takes the held or next task)."""
+        self.page.goto(self.base + "/")
+        with self.page.expect_navigation():
+            self.page.click(f"#task-{step} button")
         return self.page
 
     def shot(self, label: str, both_languages: bool = True) -> None:
@@ -167,8 +150,9 @@ def test_author_blind_verify_accept_then_mismatch_revise_reverify(server, browse
     base, root = server
     alice = Person(browser, base, "alice", shots)
     alice.shot("home-annotator")
-    page = alice.go("/author")
+    page = alice.start("author")  # Start on the home page takes an image (a POST) and opens it
     page.wait_for_load_state("load")
+    assert page.url == base + "/author"
     assert _image_ok(page)
     assert "作問の要件" in alice.text() and "キャプション" in alice.text()
     # Zoom and pan: the wheel scales the image, a drag moves it, 0 fits it again.

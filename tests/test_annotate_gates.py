@@ -80,7 +80,7 @@ def _state(ws: Workspace, item_id: int) -> str:
 
 
 def _no_task(c: Client, page: str) -> bool:
-    r = c.get(page)
+    r = c.take(page)
     return r.status_code == 200 and 'id="no-task"' in r.text
 
 
@@ -108,7 +108,7 @@ def test_a_hakusho_draft_is_never_reviewed_and_only_an_author_makes_it_an_item(w
     assert _no_task(e1, "/review") and _no_task(alice, "/review")  # old code: two valid votes accepted it
     assert _state(ws, draft) == "draft"
     author = Client(app, "alice")
-    r = author.get("/author")
+    r = author.take("/author")
     assert "図で最も大きい値は何%か" in r.text  # shown as a starting point
     author.post("/author", {**author.form_fields("author-form"), "question": "図で最も大きい値は何%か",
                             "answer": "42%", "difficulty": ["Global"], "from_draft_id": str(draft)})
@@ -129,7 +129,7 @@ def test_a_domaincqa_draft_goes_to_two_experts_who_may_rate_the_two_aspects(ws):
     for expert in ("e1", "e2"):
         c = Client(app, expert)
         for _ in drafts:
-            page = c.get("/review").text
+            page = c.take("/review").text
             n = int(re.search(r"図で最も大きい値は何%か \((\d)\)", page).group(1))  # type: ignore[union-attr]
             relevance, accuracy = scores[expert][n]
             c.post("/review", {**c.form_fields("review-form"), "rating": "valid", "comment": "",
@@ -172,7 +172,7 @@ def test_authors_are_held_to_section_3_2(ws):
                                   ("石炭の割合42%は何年の値か", "42%", "appears in the question")):
         r = _author(alice, question, answer)
         assert r.status_code == 400 and why in r.text and "§3.2" in r.text
-    assert "自然で、問いとして成り立つ質問" in alice.get("/author").text  # the page lists every requirement
+    assert "自然で、問いとして成り立つ質問" in alice.take("/author").text  # the page lists every requirement
     with ws.db.read() as s:
         assert s.scalars(select(QAItemRow).where(QAItemRow.origin == "human")).first() is None
 
@@ -223,7 +223,7 @@ def test_whoever_was_shown_the_reference_never_verifies_it(template, tmp_path, r
     if "admin" in roles:
         assert _no_task(me, "/verify")
     else:
-        r = me.get("/verify")
+        r = me.take("/verify")
         assert 'id="verify-form"' in r.text  # never shown the reference: independent
     ws.close()
 
@@ -356,7 +356,7 @@ def test_grading_data_is_shown_checked_on_revision_and_stale_data_blocks_the_exp
     app = create_app(ws, AppSettings())
     item = _numeric_draft(ws)
     e1 = Client(app, "e1")
-    page = e1.get("/review").text
+    page = e1.take("/review").text
     assert 'id="grading"' in page and "0 – 100" in page
     _review(e1, "flawed")
     _review(Client(app, "e2"), "flawed")

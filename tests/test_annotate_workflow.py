@@ -135,7 +135,7 @@ def test_authoring_is_balanced_across_sources_and_one_per_image_per_author(ws: W
         submit_authored(db, a1, tasks[0].assignment_id, "問", "答", [], "k1")
     with pytest.raises(WorkflowError, match="unknown difficulty flag 'Easy'"):
         submit_authored(db, a1, tasks[0].assignment_id, "問", "答", ["Easy"], "k1")
-    with pytest.raises(NotAllowed, match="belongs to another user"):
+    with pytest.raises(NotFound, match="you have no such author assignment"):  # another's: as if missing
         submit_authored(db, a2, tasks[0].assignment_id, "問", "答", ["Global"], "k1")
     res = submit_authored(db, a1, tasks[0].assignment_id, "問", "答", ["Global", "Counting"], "k1")
     assert (res.outcome, res.item_status, res.replayed) == ("authored", "authored", False)

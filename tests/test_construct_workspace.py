@@ -22,7 +22,9 @@ ISSUE_10_TABLES = {"sources", "documents", "figures", "decisions", "item_errors"
                    # migration 0004: questions and the annotation workflow
                    "abstract_votes", "abstract_outcomes", "qa_items", "qa_model_answers", "qa_flags", "users",
                    "assignments", "submissions", "verifications", "reviews", "error_samples", "error_tags",
-                   "actions"}
+                   "actions",
+                   # migration 0005: server-side sessions of the annotation app
+                   "web_sessions"}
 
 
 def assert_tables_match_models(db: Database) -> None:

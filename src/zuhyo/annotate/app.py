@@ -69,7 +69,8 @@ def create_app(workspace: Workspace | Path | str, settings: AppSettings | None =
         response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault(
             "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; "
+            "form-action 'self'; base-uri 'none'")
         return response
 
     @app.exception_handler(LoginRequired)

@@ -91,8 +91,9 @@ def _author_task(s: Session, row: AssignmentRow) -> AuthorTask:
                       flags=open_flags(s, [i.id for i in items]))
 
 
-def next_author_task(db: Database, user_id: int, config: WorkflowConfig = DEFAULT_CONFIG) -> AuthorTask | None:
-    """The annotator's open authoring assignment, else a new one, else None (nothing left).
+def next_author_task(db: Database, user_id: int, config: WorkflowConfig = DEFAULT_CONFIG, *,
+                     hand_out: bool = True) -> AuthorTask | None:
+    """The annotator's open authoring assignment, else (when ``hand_out``) a new one, else None (nothing left).
 
     A new figure is chosen balanced across sources (HakushoBench §3.2 draws from 33 white papers): the source
     with the fewest authored items (held assignments included) first, then the figure with the fewest, then the
@@ -106,8 +107,8 @@ def next_author_task(db: Database, user_id: int, config: WorkflowConfig = DEFAUL
         now = utcnow()
         expire_stale(s, now)
         held = current_open(s, user.id, "author")
-        if held is not None:
-            return _author_task(s, held)
+        if held is not None or not hand_out:
+            return _author_task(s, held) if held is not None else None
         pool = _pool(s)
         if not pool:
             return None
@@ -270,19 +271,20 @@ def _next_to_verify(s: Session, user_id: int, batch: int = 64) -> QAItemRow | No
         last = items[-1].id
 
 
-def next_verify_task(db: Database, user_id: int, config: WorkflowConfig = DEFAULT_CONFIG) -> VerifyTask | None:
-    """The annotator's open verification, else a new blind one (HakushoBench §3.3) on the oldest item waiting
-    for verification that this user is independent of (:func:`zuhyo.construct.qa.gates.may_verify`: never
-    authored, revised, shown the reference of, answered or rated it) and has not skipped — so a revised item goes
-    to yet another user — else None."""
+def next_verify_task(db: Database, user_id: int, config: WorkflowConfig = DEFAULT_CONFIG, *,
+                     hand_out: bool = True) -> VerifyTask | None:
+    """The annotator's open verification, else (when ``hand_out``) a new blind one (HakushoBench §3.3) on the
+    oldest item waiting for verification that this user is independent of
+    (:func:`zuhyo.construct.qa.gates.may_verify`: never authored, revised, shown the reference of, answered or
+    rated it) and has not skipped — so a revised item goes to yet another user — else None."""
 
     def work(s: Session) -> VerifyTask | None:
         user = require(s, user_id, "annotator")
         now = utcnow()
         expire_stale(s, now)
         held = current_open(s, user.id, "verify")
-        if held is not None:
-            return _verify_task(s, held)
+        if held is not None or not hand_out:
+            return _verify_task(s, held) if held is not None else None
         item = _next_to_verify(s, user.id)
         if item is None:
             return None

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from zuhyo.annotate.users import require
-from zuhyo.annotate.workflow import Conflict, FigureView, FlagView, NotAllowed, NotFound, SubmitResult, WorkflowError
+from zuhyo.annotate.workflow import Conflict, FigureView, FlagView, NotFound, SubmitResult, WorkflowError
 from zuhyo.construct.qa.gates import SHOWN_ACTION
 from zuhyo.construct.qa.items import log_action, update_qa_item
 from zuhyo.construct.workspace.db import Database
@@ -106,12 +106,11 @@ def set_assignment(s: Session, row: AssignmentRow, status: str, *, actor: str, u
 
 
 def own_open_assignment(s: Session, user: UserRow, assignment_id: int, step: str | None = None) -> AssignmentRow:
-    """The user's open assignment ``assignment_id``, else NotFound / NotAllowed / Conflict."""
+    """The user's open assignment ``assignment_id``, else NotFound / Conflict. Another user's assignment is
+    NotFound, worded as one that does not exist, so that ids cannot be probed for whose work they are."""
     row = s.get(AssignmentRow, assignment_id)
-    if row is None or (step is not None and row.step != step):
-        raise NotFound(f"assignment {assignment_id}: no such {step or ''} assignment".replace("  ", " "))
-    if row.user_id != user.id:
-        raise NotAllowed(f"assignment {assignment_id} belongs to another user")
+    if row is None or (step is not None and row.step != step) or row.user_id != user.id:
+        raise NotFound(f"assignment {assignment_id}: you have no such {step or ''} assignment".replace("  ", " "))
     if row.status != "open":
         raise Conflict(f"assignment {assignment_id} is {row.status}, no longer open")
     return row

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -37,6 +37,10 @@ from zuhyo.construct.workspace.db import Database
 from zuhyo.construct.workspace.orm import utcnow
 from zuhyo.construct.workspace.qa_tables import AssignmentRow, ErrorSampleRow, ErrorTagRow
 
+if TYPE_CHECKING:
+    from zuhyo.images.store import ImageStore
+    from zuhyo.report.runsets import RunSet
+
 DEFAULT_CONFIG = WorkflowConfig()
 
 
@@ -56,7 +60,10 @@ def wrong_answers(run_dir: Path, model: str, judge: str | None = None) -> tuple[
     """(model spec, payloads) of every prediction of ``model`` that its judge marked incorrect, by key."""
     from zuhyo.report.runsets import load_runset
 
-    runset = load_runset(run_dir)
+    return _wrong_answers(load_runset(run_dir), run_dir, model, judge)
+
+
+def _wrong_answers(runset: RunSet, run_dir: Path, model: str, judge: str | None) -> tuple[str, list[dict[str, Any]]]:
     spec = _model_of({k[2] for k in runset.predictions}, model)
     judges = sorted({k[5] for k in runset.judgments if k[2] == spec})
     if judge is None:
@@ -85,20 +92,69 @@ def wrong_answers(run_dir: Path, model: str, judge: str | None = None) -> tuple[
     return spec, out
 
 
+#: The largest image file an error sample may bring into the workspace store.
+MAX_ERROR_IMAGE_BYTES = 64 * 1024 * 1024
+
+
+def _store_image(payload: dict[str, Any], images: ImageStore, base_dirs: dict[str, Path | None]) -> str | None:
+    """Copy the sample's image into the workspace store and point ``payload["image"]`` at it by hash (the app
+    serves error-sample images only from the store, never from a path recorded in a run set); the reason when
+    it cannot be copied (the sample is still imported, and the page says the image is missing)."""
+    from zuhyo.images.store import sniff_image_type
+    from zuhyo.schema import ImageRef
+
+    raw = payload.get("image")
+    if not raw:
+        return "the sample has no image"
+    ref = ImageRef.model_validate(raw)
+    if ref.sha256 and len(ref.sha256) == 64 and images.has(ref.sha256):
+        data = None
+    elif ref.data is not None:
+        data = ref.data
+    else:
+        path = ref.resolve_path(base_dirs.get(str(payload.get("benchmark", ""))))
+        if path is None:
+            return "the image is known only by URL (fetch it with `zuhyo images fetch` before the run)"
+        try:
+            if path.stat().st_size > MAX_ERROR_IMAGE_BYTES:
+                return f"the image file is over {MAX_ERROR_IMAGE_BYTES // 2**20} MiB"
+            data = path.read_bytes()
+        except OSError as e:
+            return f"the image file cannot be read ({e.strerror or type(e).__name__})"
+    if data is not None:
+        if sniff_image_type(data) is None:
+            return "the image file is not a PNG, JPEG, GIF, WebP, BMP or TIFF image"
+        sha, _ = images.put(data)
+        ref = ref.model_copy(update={"sha256": sha, "data": None})
+    payload["image"] = ref.model_dump(mode="json", exclude={"data"})
+    return None
+
+
 def import_error_samples(db: Database, run_dir: Path, model: str, n: int, seed: int,
-                         error_types: tuple[str, ...] = DEFAULT_ERROR_TYPES, *, judge: str | None = None,
-                         actor: str = "zuhyo errors") -> dict[str, Any]:
+                         error_types: tuple[str, ...] = DEFAULT_ERROR_TYPES, *, images: ImageStore,
+                         judge: str | None = None, actor: str = "zuhyo errors") -> dict[str, Any]:
     """Add ``n`` of the model's wrong answers, drawn at random with ``seed`` (sorted by key first, so the draw
-    is reproducible), to ``error_samples``; re-running adds nothing twice. The error types are kept with each
-    sample. Returns ``{"run_set", "model", "wrong", "sampled", "imported", "existing"}``."""
+    is reproducible), to ``error_samples``, their images copied into the workspace store ``images``; re-running
+    adds nothing twice. The error types are kept with each sample. Returns ``{"run_set", "model", "wrong",
+    "sampled", "imported", "existing", "image_errors"}`` (``image_errors``: sample key → why its image could
+    not be copied)."""
+    from zuhyo.report.runsets import load_runset
+
     if n < 1:
         raise WorkflowError(f"--n must be at least 1 (got {n})")
     types = tuple(dict.fromkeys(t.strip() for t in error_types if t.strip()))
     if not types:
         raise WorkflowError("at least one error type is needed")
     run_set = str(run_dir.resolve())
-    spec, wrong = wrong_answers(run_dir, model, judge)
+    runset = load_runset(run_dir)
+    spec, wrong = _wrong_answers(runset, run_dir, model, judge)
     drawn = random.Random(seed).sample(wrong, min(n, len(wrong)))
+    base_dirs = runset.base_dirs
+    image_errors: dict[str, str] = {}
+    for payload in drawn:
+        if (why := _store_image(payload, images, base_dirs)) is not None:
+            payload["image_error"] = why
+            image_errors[payload["key"]] = why
 
     def work(s: Session) -> tuple[int, int]:
         added = existing = 0
@@ -120,7 +176,7 @@ def import_error_samples(db: Database, run_dir: Path, model: str, n: int, seed: 
 
     added, existing = transact(db, work)
     return {"run_set": run_set, "model": spec, "wrong": len(wrong), "sampled": len(drawn), "imported": added,
-            "existing": existing}
+            "existing": existing, "image_errors": image_errors}
 
 
 def _types(row: ErrorSampleRow, config: WorkflowConfig) -> tuple[str, ...]:
@@ -136,8 +192,9 @@ def _error_task(s: Session, row: AssignmentRow, config: WorkflowConfig) -> Error
                      expires_at=aware(row.expires_at))
 
 
-def next_error_task(db: Database, user_id: int, config: WorkflowConfig = DEFAULT_CONFIG) -> ErrorTask | None:
-    """The user's open error-tagging assignment, else one on the oldest sample that has fewer than
+def next_error_task(db: Database, user_id: int, config: WorkflowConfig = DEFAULT_CONFIG, *,
+                    hand_out: bool = True) -> ErrorTask | None:
+    """The user's open error-tagging assignment, else (when ``hand_out``) one on the oldest sample that has fewer than
     ``config.taggers_per_error`` taggers and that this user has not tagged or skipped, else None."""
 
     def work(s: Session) -> ErrorTask | None:
@@ -147,8 +204,8 @@ def next_error_task(db: Database, user_id: int, config: WorkflowConfig = DEFAULT
         now = utcnow()
         expire_stale(s, now)
         held = current_open(s, user.id, "error")
-        if held is not None:
-            return _error_task(s, held, config)
+        if held is not None or not hand_out:
+            return _error_task(s, held, config) if held is not None else None
         live = Counter(t for t, in s.execute(select(AssignmentRow.target_key).where(
             AssignmentRow.step == "error", AssignmentRow.status.in_(("open", "submitted")))))
         mine = {t for t, in s.execute(select(AssignmentRow.target_key).where(

@@ -3,33 +3,46 @@ consensus. Experts are drawn at random by the workflow (the app's ``rng``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from zuhyo.annotate.web_context import (
+    after_take,
     app_state,
     checked_form,
     field_int,
     field_text,
     redirect,
-    render,
     require_role,
     submit_key,
+    task_page,
 )
 
 router = APIRouter()
 
 
-@router.get("/review")
-def review_page(request: Request) -> Response:
+def _take(request: Request, user_id: int, *, hand_out: bool = True) -> Any:
     from zuhyo.annotate.review import next_review_task
 
-    user = require_role(request, "expert")
     state = app_state(request)
-    task = next_review_task(state.ws.db, user.id, state.rng, config=state.workflow)
-    if task is None:
-        return render(request, "no_task.html", title_key="review.title")
-    return render(request, "review.html", task=task)
+    return next_review_task(state.ws.db, user_id, state.rng if hand_out else None, config=state.workflow)
+
+
+@router.get("/review")
+def review_page(request: Request) -> Response:
+    user = require_role(request, "expert")
+    return task_page(request, _take(request, user.id, hand_out=False), "review.html", title_key="review.title",
+                     take_url="/review/next")
+
+
+@router.post("/review/next")
+async def review_next(request: Request) -> Response:
+    """Take the next item to review, drawn at random (DomainCQA §3.3); work is handed out only on a POST."""
+    user = require_role(request, "expert")
+    await checked_form(request)
+    return after_take(request, _take(request, user.id), "/review", title_key="review.title")
 
 
 @router.post("/review")
@@ -47,4 +60,5 @@ async def review_submit(request: Request) -> Response:
                            field_text(form, "rating", 16), submit_key(form),
                            comment=field_text(form, "comment") or None, correction=correction, aspects=aspects,
                            config=app_state(request).workflow)
+    _take(request, user.id)  # the next one, so the next page has it (this is a POST)
     return redirect(f"/review?done={result.outcome}")

@@ -12,6 +12,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
 from zuhyo.annotate.web_context import (
+    after_take,
     app_state,
     checked_form,
     checked_json,
@@ -22,6 +23,7 @@ from zuhyo.annotate.web_context import (
     render,
     require_role,
     submit_key,
+    task_page,
 )
 
 router = APIRouter()
@@ -44,15 +46,26 @@ def _verify_json(task: Any) -> dict[str, Any]:
             "expires_at": task.expires_at.isoformat() if task.expires_at else None}
 
 
-@router.get("/verify")
-def verify_page(request: Request) -> Response:
+def _take(request: Request, user_id: int, *, hand_out: bool = True) -> Any:
     from zuhyo.annotate.assign import next_verify_task
 
+    state = app_state(request)
+    return next_verify_task(state.ws.db, user_id, state.workflow, hand_out=hand_out)
+
+
+@router.get("/verify")
+def verify_page(request: Request) -> Response:
     user = require_role(request, "annotator")
-    task = next_verify_task(app_state(request).ws.db, user.id, app_state(request).workflow)
-    if task is None:
-        return render(request, "no_task.html", title_key="verify.title")
-    return render(request, "verify.html", task=task)
+    return task_page(request, _take(request, user.id, hand_out=False), "verify.html", title_key="verify.title",
+                     take_url="/verify/next")
+
+
+@router.post("/verify/next")
+async def verify_next(request: Request) -> Response:
+    """Take the next blind verification (work is handed out only on a POST)."""
+    user = require_role(request, "annotator")
+    await checked_form(request)
+    return after_take(request, _take(request, user.id), "/verify", title_key="verify.title")
 
 
 @router.post("/verify")
@@ -64,16 +77,25 @@ async def verify_submit(request: Request) -> Response:
     result = submit_verification(app_state(request).ws.db, user.id, field_int(form, "assignment_id"),
                                  field_text(form, "answer", 1000), submit_key(form), matcher=_matcher(request),
                                  config=app_state(request).workflow)
+    _take(request, user.id)  # the next one, so the next page has it (this is a POST)
     return redirect(f"/verify?done={result.outcome}")
 
 
-@router.get("/api/verify/next")
-def api_verify_next(request: Request) -> Response:
-    """The next blind verification as JSON: image URL and question only."""
-    from zuhyo.annotate.assign import next_verify_task
-
+@router.get("/api/verify/current")
+def api_verify_current(request: Request) -> Response:
+    """The blind verification this user holds, as JSON (image URL and question only); ``null`` when none."""
     user = require_role(request, "annotator")
-    task = next_verify_task(app_state(request).ws.db, user.id, app_state(request).workflow)
+    task = _take(request, user.id, hand_out=False)
+    return JSONResponse({"task": _verify_json(task) if task is not None else None})
+
+
+@router.post("/api/verify/next")
+async def api_verify_next(request: Request) -> Response:
+    """The held or else the next blind verification as JSON (image URL and question only), with the
+    ``X-CSRF-Token`` header: a POST, since it hands out work."""
+    user = require_role(request, "annotator")
+    await checked_json(request)
+    task = _take(request, user.id)
     return JSONResponse({"task": _verify_json(task) if task is not None else None})
 
 

@@ -116,6 +116,10 @@ def add_user(db: Database, name: str, password: str, roles: Iterable[str], local
         raise Conflict(f"user {name!r} already exists") from None
 
 
+#: Changes that end every session of the user, with the reason recorded on the sessions.
+_ENDS_SESSIONS = {"user_password": "password", "user_deactivate": "deactivated"}
+
+
 def _change(db: Database, name_or_id: str | int, action: str, actor: str, **changes: Any) -> User:
     with db.write() as s:
         row = _find(s, name_or_id)
@@ -124,6 +128,10 @@ def _change(db: Database, name_or_id: str | int, action: str, actor: str, **chan
             setattr(row, key, value)
         s.flush()
         after = _public(row)
+        if action in _ENDS_SESSIONS:  # a saved cookie must not outlive the old password or the account
+            from zuhyo.annotate.sessions import end_user_sessions
+
+            end_user_sessions(s, row.id, _ENDS_SESSIONS[action])
         if action == "user_password":
             before, after = {"password": "(old)"}, {"password": "(changed)"}
         log_action(s, actor=actor, action=action, target_type="user", target_id=row.id, before=before, after=after)
@@ -143,6 +151,26 @@ def set_password(db: Database, name_or_id: str | int, password: str, *, actor: s
     """Replace a user's password (the log records that it changed, never the hash)."""
     _check_password(password)
     return _change(db, name_or_id, "user_password", actor, password_hash=_hasher().hash(password))
+
+
+def change_own_password(db: Database, user_id: int, current: str, new: str) -> User | None:
+    """A user's change of their own password: None when ``current`` is not their password; the new one must be
+    long enough and differ from it. Every session of theirs ends (:data:`_ENDS_SESSIONS`)."""
+    from argon2.exceptions import InvalidHashError, VerificationError
+
+    _check_password(new)
+    if new == current:
+        raise WorkflowError("the new password is the same as the current one")
+    with db.read() as s:
+        row = user_row(s, user_id)
+        digest, name, active = row.password_hash, row.name, row.active
+    if not active:
+        raise NotAllowed(f"user {name!r} is deactivated")
+    try:
+        _hasher().verify(digest, current)
+    except (VerificationError, InvalidHashError):
+        return None
+    return set_password(db, user_id, new, actor=name)
 
 
 def set_roles(db: Database, name_or_id: str | int, roles: Iterable[str], *, actor: str = "zuhyo users") -> User:

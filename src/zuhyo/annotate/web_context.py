@@ -56,8 +56,6 @@ class AppState:
     """The answer matcher (built from ``settings.judge`` on first use)."""
     workflow: WorkflowConfig = field(default_factory=WorkflowConfig)
     """The workspace's protocols (``[protocol]`` of ``zuhyo.toml``) and workflow knobs."""
-    runset_dirs: dict[str, dict[str, Path | None]] = field(default_factory=dict)
-    """Per run set, the folders its benchmarks were loaded from (error-analysis images with relative paths)."""
 
 
 def app_state(request: Request) -> AppState:
@@ -78,14 +76,17 @@ def set_session(request: Request, session: Session) -> None:
 
 
 def load_user(state: AppState, session: Session) -> User | None:
-    """The session's user when they are active and their password has not changed since the login (None when
-    signed out, unknown, deactivated or re-keyed)."""
+    """The session's user when the session is live on the server (not logged out, expired or ended by a password
+    change), the user is active and their password has not changed since the login; None otherwise."""
+    from zuhyo.annotate.sessions import session_is_live, session_key
     from zuhyo.annotate.users import to_user
-    from zuhyo.construct.workspace.qa_tables import UserRow
+    from zuhyo.construct.workspace.qa_tables import UserRow, WebSessionRow
 
     if session.user_id is None or session.credential is None:
         return None
     with state.ws.db.read() as s:
+        if not session_is_live(s.get(WebSessionRow, session_key(session.sid)), session.user_id):
+            return None
         row = s.get(UserRow, session.user_id)
         if row is None or not row.active:
             return None
@@ -101,6 +102,23 @@ def user_credential(state: AppState, user_id: int) -> str:
     with state.ws.db.read() as s:
         row = s.get(UserRow, user_id)
         return state.signer.credential(row.password_hash if row is not None else "")
+
+
+def client_address(request: Request) -> str:
+    """The client's address: the socket's peer, or the address a trusted proxy forwarded (``zuhyo serve
+    --forwarded-allow-ips``; uvicorn rewrites ``request.client`` only for those proxies)."""
+    return request.client.host if request.client else "unknown"
+
+
+def sign_in(request: Request, user_id: int) -> None:
+    """Start a server-side session for ``user_id`` with a new session id (no fixation), bound to the password
+    the user has now, and send its cookie."""
+    from zuhyo.annotate.sessions import start_session
+
+    state = app_state(request)
+    session = SessionSigner.new_session(user_id=user_id, credential=user_credential(state, user_id))
+    start_session(state.ws.db, session.sid, user_id, state.settings.session_max_age_s, client_address(request))
+    set_session(request, session)
 
 
 def current_user(request: Request) -> User | None:
@@ -190,6 +208,22 @@ def render(request: Request, template: str, status_code: int = 200, **context: A
                             "csrf_token": csrf_token(request), **context},
         status_code=status_code)
     return response
+
+
+def task_page(request: Request, task: Any, template: str, *, title_key: str, take_url: str,
+              status_code: int = 200, **context: Any) -> HTMLResponse:
+    """The page of the task the user holds; without one, a page whose button takes the next task (a POST to
+    ``take_url``): a GET never hands out work, so a prefetching browser or a link checker takes none."""
+    if task is None:
+        return render(request, "take_task.html", title_key=title_key, take_url=take_url)
+    return render(request, template, status_code=status_code, task=task, **context)
+
+
+def after_take(request: Request, task: Any, page_url: str, *, title_key: str) -> Any:
+    """The answer to a POST that took the next task: to its page, or "no task for you now"."""
+    if task is None:
+        return render(request, "no_task.html", title_key=title_key)
+    return redirect(page_url)
 
 
 def back_path(request: Request) -> str:

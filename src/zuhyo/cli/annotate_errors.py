@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, emit_json, fail, results
+from zuhyo.cli._common import JsonOpt, console, emit_json, fail, results
 
 errors_app = typer.Typer(help="Error analysis of a model's wrong answers (HakushoBench §6.3): import, breakdown.",
                          no_args_is_help=True)
@@ -39,7 +39,7 @@ def import_cmd(
     with open_workspace(ws) as w:
         try:
             out = import_error_samples(w.db, runs, model, n, seed, tuple(error_type or DEFAULT_ERROR_TYPES),
-                                       judge=judge)
+                                       images=w.images, judge=judge)
         except (WorkflowError, ZuhyoError) as e:
             fail(str(e))
     if json_out:
@@ -47,6 +47,8 @@ def import_cmd(
         return
     results(json_out).print(f"{out['model']}: {out['wrong']} wrong answers, {out['sampled']} drawn; "
                             f"{out['imported']} imported, {out['existing']} already there", highlight=False)
+    for key, why in out["image_errors"].items():
+        console.print(f"[yellow]image of {key} not copied[/]: {why}", highlight=False)
 
 
 @errors_app.command("breakdown")

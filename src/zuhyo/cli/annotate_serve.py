@@ -4,7 +4,7 @@ analysis, dashboard)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -28,6 +28,10 @@ def serve_cmd(
                                                        "or cascade:<model spec>.")] = "rules",
     secure_cookies: Annotated[bool, typer.Option("--secure-cookies", help="Mark the session cookie Secure (when "
                                                                           "served over HTTPS).")] = False,
+    forwarded_allow_ips: Annotated[str | None, typer.Option(
+        "--forwarded-allow-ips", help="Comma-separated addresses of reverse proxies whose X-Forwarded-For is "
+                                      "trusted for the client address (login limits, the session log). Without it "
+                                      "the address is the socket's peer and the header is ignored.")] = None,
 ) -> None:
     """Serve the annotation web app on a workspace until interrupted (Ctrl+C); GET /healthz answers {"ok": true}.
 
@@ -49,16 +53,28 @@ def serve_cmd(
     if runs is not None and runs_model is not None:
         from zuhyo.annotate.errors_analysis import import_error_samples
 
-        loaded = import_error_samples(workspace.db, runs, runs_model, runs_sample, seed)
+        loaded = import_error_samples(workspace.db, runs, runs_model, runs_sample, seed, images=workspace.images)
         console.print(f"error analysis: {loaded['imported']} new of {loaded['wrong']} wrong answers of "
                       f"{runs_model} in {runs} ({loaded['existing']} already loaded)", highlight=False)
+        for key, why in loaded["image_errors"].items():
+            console.print(f"[yellow]image of {key} not copied[/]: {why}", highlight=False)
     app = create_app(workspace, AppSettings(runs_dir=runs, judge=judge, secure_cookies=secure_cookies))
     console.print(f"zuhyo annotate on http://{host}:{port}/ (workspace {ws}, {workspace.db.backend})",
                   highlight=False)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.run(app, host=host, port=port, log_level="warning", **proxy_settings(forwarded_allow_ips))
     finally:
         workspace.close()
+
+
+def proxy_settings(forwarded_allow_ips: str | None) -> dict[str, Any]:
+    """uvicorn's proxy options: trust ``X-Forwarded-For`` only from the named proxies. uvicorn's own default
+    trusts it from 127.0.0.1, so anyone on the server's machine (or a proxy forwarding a client's header
+    unchanged) could pose as any address and never meet the per-address login limit."""
+    ips = [ip.strip() for ip in (forwarded_allow_ips or "").split(",") if ip.strip()]
+    if not ips:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": ips}
 
 
 def register(app: typer.Typer) -> None:

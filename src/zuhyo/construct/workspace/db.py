@@ -25,7 +25,7 @@ from zuhyo.errors import ZuhyoError
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 #: The newest migration in ``migrations/versions`` (a test checks it against Alembic's head), so that opening
 #: a current workspace does not need to import Alembic at all.
-HEAD_REVISION = "0004"
+HEAD_REVISION = "0005"
 #: Seconds a SQLite writer waits for another writer's lock before failing.
 BUSY_TIMEOUT_S = 60.0
 #: Any fixed number: the PostgreSQL advisory lock that serialises concurrent migrations of one database.

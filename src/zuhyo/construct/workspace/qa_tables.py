@@ -303,3 +303,21 @@ class ActionRow(Base):
     before: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
     after: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+
+
+class WebSessionRow(Base):
+    """A signed-in session of the annotation app (migration 0005): the cookie only names it, so logging out,
+    expiry, a password change or an admin ends it on the server, whatever copies of the cookie exist."""
+
+    __tablename__ = "web_sessions"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    """SHA-256 of the session id the cookie carries (a copy of this table gives no one a working cookie)."""
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    """The session ends at this instant, whatever the cookie says (``AppSettings.session_max_age_s``)."""
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    ended_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """logout, password (the user's password changed) or another reason the app ended it."""
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The client address at login (the socket's peer, or the proxy's forwarded address; see ``zuhyo serve``)."""
