@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy import select
 
+from zuhyo.construct.publish.folder_swap import partial_folder, recover_output, swap_in
 from zuhyo.construct.publish.report import ExportFailure, ExportReport
 from zuhyo.construct.qa.items import qa_item_to_sample
 from zuhyo.construct.workspace import Workspace
@@ -290,12 +290,16 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
     if opts.images not in IMAGE_MODES:
         raise DataError(f"--images must be one of {', '.join(IMAGE_MODES)}, got {opts.images!r}")
     out = opts.out
-    _check_out(out)
+    if out.exists() and not out.is_dir():
+        raise DataError(f"--out {out} exists and is not a folder")
     name = opts.name or out.resolve().name
     note = on_phase or (lambda _phase: None)
     params = {"out": str(out), "images": opts.images, "include_drafts": opts.include_drafts,
               "skip_missing": opts.skip_missing, "name": name, "split": opts.split}
-    with ws.run(EXPORT_STAGE, params) as run:
+    with ws.run(EXPORT_STAGE, params, lock=True) as run:  # one export of a workspace at a time
+        for repair in recover_output(out, MARKER):
+            note(repair)
+        _check_out(out)
         note("reading QA items")
         found = collect_samples(ws, opts, name)
         samples, by_status, failures = found.samples, found.by_status, found.failures
@@ -307,7 +311,7 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
         if not samples:
             raise DataError("no QA item to export: none is accepted" +
                             ("" if opts.include_drafts else " (drafts are exported only with --include-drafts)"))
-        tmp = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
+        tmp = partial_folder(out)
         tmp.mkdir(parents=True)
         try:
             note("writing Parquet shards")
@@ -337,7 +341,7 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
             (tmp / MARKER).write_text(json.dumps({**report.model_dump(mode="json"),
                                                   "steps": [st.to_json() for st in steps]},
                                                  ensure_ascii=False, indent=2), encoding="utf-8")
-            _swap_in(tmp, out)
+            swap_in(tmp, out)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -361,14 +365,3 @@ def _review_alpha(ws: Workspace) -> dict[str, Any] | None:
         return None
     summary = alpha_summary(matrix, "nominal", n_boot=1000, seed=0)
     return summary if summary.get("alpha") is not None else None
-
-
-def _swap_in(tmp: Path, out: Path) -> None:
-    """Replace ``out`` (absent, empty, or an earlier export) by the finished folder ``tmp``."""
-    old = None
-    if out.exists():
-        old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
-        out.rename(old)
-    tmp.rename(out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
