@@ -358,3 +358,25 @@ def test_collect_latex_on_postgres(postgres: PostgresCluster, tmp_path: Path):  
     assert docs[0]["meta"]["abstract"] == "We measure growth with zuhyo and show charts."
     status = run_cli_json("status", str(ws))
     assert (status["database"], status["figures"], status["errors"]) == ("postgresql", 3, 3)
+
+
+def test_an_eps_size_is_checked_before_ghostscript_runs(tmp_path: Path):
+    from zuhyo.construct.collect.latex_images import DPI, eps_resolution, load_graphic
+    from zuhyo.errors import ImageError
+
+    def eps(bbox: str, trailer: str = "") -> bytes:
+        return f"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: {bbox}\nshowpage\n{trailer}".encode()
+
+    assert eps_resolution(eps("0 0 288 216"), 10**8) == DPI  # 4 × 3 in: 800 × 600 px at 200 dpi
+    assert eps_resolution(eps("0 0 7200 7200"), 10**8) == 30  # 100 in square: the longest side capped at 3,000 px
+    assert eps_resolution(eps("(atend)", "%%BoundingBox: 0 0 72 72\n"), 10**8) == DPI
+    with pytest.raises(ImageError, match=r"over the 1,000-pixel limit \(--max-pixels\)"):
+        eps_resolution(eps("0 0 288 216"), 1000)
+    with pytest.raises(ImageError, match="declares no %%BoundingBox"):
+        eps_resolution(b"%!PS-Adobe-3.0\nshowpage\n", 10**8)
+    with pytest.raises(ImageError, match="is empty"):
+        eps_resolution(eps("0 0 0 0"), 10**8)
+    hostile = tmp_path / "f.eps"  # refused whether or not Ghostscript is installed: it never runs
+    hostile.write_bytes(eps("0 0 288 216"))
+    with pytest.raises(ImageError, match="pixel limit"):
+        load_graphic(hostile, 10**6, max_pixels=1000)

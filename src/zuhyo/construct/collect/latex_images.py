@@ -2,11 +2,13 @@
 
 DomainCQA §4.1 works on figure images; arXiv figures are mostly vector PDF or EPS. PDF is rendered with
 PyMuPDF (first page, at :data:`DPI`, the longest side capped at :data:`MAX_SIDE` pixels); EPS with
-Ghostscript (``gs -dSAFER``, cropped to its bounding box) when ``gs`` is on PATH, else the item fails saying so.
+Ghostscript (``gs -dSAFER``, cropped to its bounding box, whose size is checked first) when ``gs`` is on PATH,
+else the item fails saying so.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tempfile
@@ -47,7 +49,7 @@ def load_graphic(path: Path, max_bytes: int, max_pixels: int = DEFAULT_MAX_PIXEL
     if pdf_type_problem(data[:HEADER_WINDOW]) is None:
         return _pdf_to_png(data, max_pixels)
     if data.startswith(b"%!PS") or data.startswith(b"\xc5\xd0\xd3\xc6"):
-        return GraphicImage(_eps_to_png(path), "eps", True)
+        return GraphicImage(_eps_to_png(path, eps_resolution(data, max_pixels)), "eps", True)
     sniffed = sniff_image_type(data)
     return GraphicImage(data, sniffed[0].lstrip(".") if sniffed else suffix.lstrip(".") or "unknown", False)
 
@@ -81,16 +83,48 @@ def _pdf_to_png(data: bytes, max_pixels: int) -> GraphicImage:
             raise ImageError(f"cannot render the PDF: {error_reason(e)}") from None
 
 
-def _eps_to_png(path: Path) -> bytes:
+#: Ghostscript's address-space limit: its own decoding of a hostile EPS's images cannot take the machine.
+GS_MAX_MEMORY = 2 * 1024**3
+_BBOX = re.compile(rb"^%%BoundingBox:[ \t]*(-?[\d.]+)[ \t]+(-?[\d.]+)[ \t]+(-?[\d.]+)[ \t]+(-?[\d.]+)", re.M)
+
+
+def eps_resolution(data: bytes, max_pixels: int) -> int:
+    """The dpi to rasterise an EPS at: :data:`DPI`, lowered so the longest side is at most :data:`MAX_SIDE`
+    pixels; :class:`ImageError` before Ghostscript runs when the ``%%BoundingBox`` the file declares (its header,
+    or its trailer for ``(atend)``) would make over ``max_pixels`` even so, or when it declares none."""
+    body = data[4:] if data.startswith(b"\xc5\xd0\xd3\xc6") else data  # a DOS EPS header: the PS follows it
+    found = _BBOX.search(body[:65536]) or _BBOX.search(body[-65536:])
+    if found is None:
+        raise ImageError("the EPS declares no %%BoundingBox, so its size cannot be checked before rendering")
+    llx, lly, urx, ury = (float(v) for v in found.groups())
+    width_pt, height_pt = abs(urx - llx), abs(ury - lly)
+    if width_pt < 1 or height_pt < 1:
+        raise ImageError(f"the EPS's %%BoundingBox is empty ({width_pt:g} × {height_pt:g} pt)")
+    dpi = max(1, min(DPI, int(MAX_SIDE * 72 / max(width_pt, height_pt))))
+    pixels = (width_pt * dpi / 72) * (height_pt * dpi / 72)
+    if pixels > max_pixels:
+        raise ImageError(f"the EPS would render to {pixels:,.0f} pixels at {dpi} dpi, over the {max_pixels:,}-pixel "
+                         "limit (--max-pixels)")
+    return dpi
+
+
+def _limit_memory() -> None:  # runs in the Ghostscript child before exec
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (GS_MAX_MEMORY, GS_MAX_MEMORY))
+
+
+def _eps_to_png(path: Path, dpi: int = DPI) -> bytes:
     gs = shutil.which("gs")
     if gs is None:
         raise ImageError("EPS figures need Ghostscript (gs) to rasterise, and gs is not installed")
     with tempfile.TemporaryDirectory(prefix="zuhyo-eps-") as tmp:
         out = Path(tmp) / "page.png"
         cmd = [gs, "-dSAFER", "-dBATCH", "-dNOPAUSE", "-dQUIET", "-dEPSCrop", "-sDEVICE=png16m",
-               f"-r{DPI}", "-dFirstPage=1", "-dLastPage=1", f"-sOutputFile={out}", str(path)]
+               f"-r{dpi}", "-dFirstPage=1", "-dLastPage=1", f"-sOutputFile={out}", str(path)]
         try:
-            proc = subprocess.run(cmd, capture_output=True, timeout=GS_TIMEOUT_S, check=False)
+            proc = subprocess.run(cmd, capture_output=True, timeout=GS_TIMEOUT_S, check=False,
+                                  preexec_fn=_limit_memory)
         except subprocess.TimeoutExpired:
             raise ImageError(f"Ghostscript took over {GS_TIMEOUT_S} s on this EPS") from None
         if proc.returncode != 0 or not out.is_file():
