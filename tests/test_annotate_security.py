@@ -19,40 +19,20 @@ pytest.importorskip("fastapi")
 pytest.importorskip("sqlalchemy")
 pytest.importorskip("argon2")
 
+import test_annotate_app  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 from serve_support import serving  # noqa: E402
 from sqlalchemy import func, select, update  # noqa: E402
-from test_annotate_app import PASSWORD, Client, make_workspace  # noqa: E402
+from test_annotate_app import PASSWORD, Client  # noqa: E402
 
-from zuhyo.annotate.app import create_app  # noqa: E402
 from zuhyo.annotate.auth import COOKIE_NAME  # noqa: E402
 from zuhyo.annotate.users import activate, deactivate, set_password  # noqa: E402
-from zuhyo.annotate.web_context import AppSettings  # noqa: E402
 from zuhyo.construct.workspace import Workspace  # noqa: E402
 from zuhyo.construct.workspace.orm import utcnow  # noqa: E402
 from zuhyo.construct.workspace.qa_tables import AssignmentRow, ErrorSampleRow, WebSessionRow  # noqa: E402
 
-USERS = {"alice": ["annotator"], "bob": ["annotator"], "e1": ["expert"], "e2": ["expert"], "root": ["admin"]}
-
-
-@pytest.fixture(scope="module")
-def ws_template(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("security") / "ws"
-    make_workspace(root, USERS, drafts=1).close()
-    return root
-
-
-@pytest.fixture
-def ws(ws_template: Path, tmp_path: Path):
-    shutil.copytree(ws_template, tmp_path / "ws")
-    w = Workspace.open(tmp_path / "ws")
-    yield w
-    w.close()
-
-
-@pytest.fixture
-def app(ws: Workspace):
-    return create_app(ws, AppSettings(login_max_failures=3))
+# The app tests' workspace (three charts, a draft, seven people), copied for each test.
+ws_template, ws, app = test_annotate_app.ws_template, test_annotate_app.ws, test_annotate_app.app
 
 
 def _replay(app: Any, cookie: str) -> TestClient:
