@@ -332,7 +332,8 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
             steps = stage_counts(ws)
             card = render_card(report, stats, steps, plots=[(p.name, p.title, str(p.png.relative_to(tmp)), p.caption)
                                                             for p in plots],
-                               samples=samples, license=opts.license, language=opts.language)
+                               samples=samples, license=opts.license, language=opts.language,
+                               draft_mix=_draft_mix(ws))
             (tmp / "README.md").write_text(card, encoding="utf-8")
             (tmp / MARKER).write_text(json.dumps({**report.model_dump(mode="json"),
                                                   "steps": [st.to_json() for st in steps]},
@@ -344,6 +345,18 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
         run.counts = {"items": report.items, "images": report.images, "shards": len(shards),
                       "skipped": report.skipped}
     return report
+
+
+def _draft_mix(ws: Workspace) -> dict[str, Any] | None:
+    """The latest finished drafting run's question mix and plan (``zuhyo draft --mix``), for the card."""
+    from zuhyo.construct.workspace.tables import StageRun
+
+    with ws.db.read() as s:
+        params = s.scalar(select(StageRun.params).where(StageRun.stage == "draft", StageRun.status == "done")
+                          .order_by(StageRun.id.desc()).limit(1))
+    if not isinstance(params, dict):
+        return None
+    return {"mix": params.get("mix", "every"), "planned": params.get("planned", {})}
 
 
 def _review_alpha(ws: Workspace) -> dict[str, Any] | None:
