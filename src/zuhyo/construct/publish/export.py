@@ -51,7 +51,7 @@ from zuhyo.construct.workspace.qa_tables import QAItemRow
 from zuhyo.construct.workspace.tables import Document, FigureRow, Source
 from zuhyo.errors import DataError
 from zuhyo.images.store import sha256_hex
-from zuhyo.schema import ImageRef, ImageType, Sample, SourceInfo
+from zuhyo.schema import HakushoMeta, ImageRef, ImageType, Sample, SourceInfo, TopicGroup
 
 IMAGE_MODES = ("embed", "url")
 EXPORT_STAGE = "export"
@@ -114,8 +114,25 @@ def source_license(src: Source, doc: Document, overrides: dict[str, str] | None)
 def source_title(src: Source, doc: Document) -> str | None:
     """What the statistics' source table names: a white paper's series, else the source's or document's title."""
     meta = src.meta or {}
-    series = meta.get("series")
+    series = meta.get("white_paper") or meta.get("series")
     return str(series) if series else (src.title or doc.title)
+
+
+def hakusho_meta(sample: Sample, src: Source, fig: FigureRow) -> HakushoMeta | None:
+    """The white paper and topic group of a figure collected from a listed series (``collect html --series``:
+    the source's meta, else the figure's provenance), merged into the sample's own; None when neither knows."""
+    known: dict[str, Any] = {}
+    for meta in (fig.provenance or {}, src.meta or {}):
+        for key in ("white_paper", "topic"):
+            if isinstance(meta.get(key), str) and meta[key]:
+                known[key] = meta[key]
+    topic = known.get("topic")
+    if topic not in {t.value for t in TopicGroup} and "white_paper" not in known:
+        return sample.hakusho
+    base = sample.hakusho or HakushoMeta()
+    return base.model_copy(update={
+        "white_paper": base.white_paper or known.get("white_paper"),
+        "topic_group": base.topic_group or (TopicGroup(topic) if topic in {t.value for t in TopicGroup} else None)})
 
 
 def _image(ws: Workspace, fig: FigureRow, mode: str) -> ImageRef | str:
@@ -218,7 +235,7 @@ def _enrich(sample: Sample, fig: FigureRow, doc: Document, src: Source, image_ty
     source = base.model_copy(update={"title": source_title(src, doc), "license": source_license(src, doc,
                                      opts.source_licenses), "publisher": publisher if isinstance(publisher, str)
                                      else None, "url": base.url or doc.page_url})
-    update: dict[str, Any] = {"source": source, "split": opts.split}
+    update: dict[str, Any] = {"source": source, "split": opts.split, "hakusho": hakusho_meta(sample, src, fig)}
     if image_type is not None and str(image_type) in {t.value for t in ImageType}:
         update["image_type"] = ImageType(str(image_type))
     if sample.astro is not None and ccv is not None:
