@@ -227,7 +227,7 @@ class AstroMeta(_Model):
     """DomainCQA / AstroChart metadata (DomainCQA Table 1 and Algorithm 3)."""
 
     qa_type: AstroQAType
-    """FQA (answerable from the chart) or AQA (needs astronomy knowledge)."""
+    """FQA (Fundamental: general chart understanding) or AQA (Advanced: needs domain knowledge), DomainCQA §3."""
     category: AstroCategory
     """Question category."""
     aspect: AstroAspect | None = None
