@@ -98,11 +98,14 @@ def test_draft_mix_table1_disjoint_sets_and_card(tmp_path: Path, fake_server):
     ws2 = make_ws(tmp_path / "two", 3, sample=(1, 2))
     add_abstracts(ws2, (2,))
     replies = [VALID["Summary"]] * 30
+    with Workspace.open(ws2) as w:  # an FQA-only run leaves the chart abstract out too (a later AQA run would clash)
+        fqa_only = run_drafting(w, ScriptedBackend(*replies, spec="fake:fqa"), "astro", categories=["FQA-Summary"])
+    assert fqa_only.abstracts_left_out == 1 and [r["figure_id"] for r in items(ws2)] == [1]
     with Workspace.open(ws2) as w:
         both = run_drafting(w, ScriptedBackend(*replies, spec="fake:mix"), "astro", overlap=True, concurrency=1,
                             categories=["FQA-Summary", "AQA-KB-Summary"])
     assert both.abstracts_left_out == 0 and both.figures == 2
-    assert sorted((r["figure_id"], r["category"]) for r in items(ws2)) == [
+    assert sorted((r["figure_id"], r["category"]) for r in items(ws2) if r["model"] == "fake:mix") == [
         (1, "FQA-Summary"), (2, "AQA-KB-Summary"), (2, "FQA-Summary")]
     # the card: Table 1 beside the plan and the exported counts
     from zuhyo.construct.qa.items import qa_item_to_sample

@@ -158,8 +158,8 @@ def select_targets(ws: Workspace, style: str, kinds: tuple[DraftKind, ...], *, a
                             "--all-kept to draft for every kept figure")
         if not fqa:
             source = "abstracts"
-        left_out = 0 if overlap or not aqa else sum(1 for i in ids if i in abstracts)
-        if not overlap and aqa:
+        left_out = 0 if overlap else sum(1 for i in ids if i in abstracts)
+        if not overlap:  # also when this run drafts FQA kinds only: a later AQA run must not overlap them
             ids = [i for i in ids if i not in abstracts]
     by_key = {k.key_part: k for k in kinds}
     plans = {"FQA" if style == "astro" else style: plan_mix(ids, [k.key_part for k in fqa], mix, seed,
