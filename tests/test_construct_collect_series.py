@@ -41,6 +41,22 @@ def test_hakushobench_list_is_table5():
                                                                               2025, 93)
 
 
+def test_listed_series_reach_the_profiles_and_editions():
+    from zuhyo.construct.collect.editions import edition_of
+    from zuhyo.construct.collect.profiles import profile_for_url
+    from zuhyo.images.fetch import check_url
+
+    rows = {r.title_ja: r for r in load_series("hakushobench")}
+    for row in rows.values():
+        assert check_url(row.start_url) is None, row.title_ja
+    expected = {"情報通信白書": ("soumu", 2025), "防衛白書": ("mod", 2025), "国土交通白書": ("mlit", 2024),
+                "年次経済財政報告": ("cao", 2025)}
+    for title, (profile, year) in expected.items():
+        prof = profile_for_url(rows[title].start_url)
+        assert (prof.name, edition_of(rows[title].start_url, prof).year) == (profile, year), title
+    assert profile_for_url(rows["外交青書"].start_url).name == "generic"  # no profile written for it yet
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("title_ja,topic\nA,Economy\n", "line 1: missing column(s) title_en, ministry, site, start_url"),
     (HEADER + "A,,2025,Sports,1,M,h,https://h/a\n", "line 2: topic:"),
