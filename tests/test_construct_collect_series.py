@@ -41,6 +41,16 @@ def test_hakushobench_list_is_table5():
                                                                               2025, 93)
 
 
+def test_pick_series_by_title():
+    from zuhyo.construct.collect.series import pick_series
+
+    rows = load_series("hakushobench")
+    assert [r.title_ja for r in pick_series(rows, ["外交青書", "defence of japan"])] == ["防衛白書", "外交青書"]
+    assert pick_series(rows, []) == rows
+    with pytest.raises(DataError, match="series 'Sports' is not in the list"):
+        pick_series(rows, ["Sports"])
+
+
 def test_listed_series_reach_the_profiles_and_editions():
     from zuhyo.construct.collect.editions import edition_of
     from zuhyo.construct.collect.profiles import profile_for_url
@@ -76,6 +86,9 @@ def test_unknown_list_and_no_urls_are_one_line(tmp_path: Path):
     assert proc.returncode == 1 and "unknown series list 'nosuch'; bundled lists: hakushobench" in proc.stderr
     proc = run_cli("collect", "html", str(tmp_path / "w"), check=False)
     assert proc.returncode == 1 and "give start URLs or --series" in proc.stderr
+    proc = run_cli("collect", "html", str(tmp_path / "w"), "--series", "hakushobench", "--only-series", "Sports",
+                   check=False)
+    assert proc.returncode == 1 and "series 'Sports' is not in the list" in proc.stderr
 
 
 async def test_series_collects_latest_edition_with_topic_through_export(site: Site, ws: Path,  # noqa: F811

@@ -24,6 +24,9 @@ def html_cmd(
                                                                 "of a list, recording its white paper and topic "
                                                                 "group: a bundled list (hakushobench: "
                                                                 "HakushoBench Table 5) or a CSV file.")] = None,
+    only_series: Annotated[list[str] | None, typer.Option("--only-series", help="With --series: just this series "
+                                                                              "(Japanese or English title); "
+                                                                              "repeatable.")] = None,
     max_pages: Annotated[int, typer.Option("--max-pages", min=1, help="Most pages fetched per edition.")] = 5000,
     delay: Annotated[float, typer.Option("--delay", min=0.0, help="Seconds between request starts to one host "
                                                                   "(robots.txt Crawl-delay also obeyed).")] = 0.5,
@@ -42,9 +45,11 @@ def html_cmd(
 
     if profile is not None:
         load_profile(profile)  # an unknown name fails here, in one line listing the known profiles
-    from zuhyo.construct.collect.series import load_series
+    from zuhyo.construct.collect.series import load_series, pick_series
 
-    listed = load_series(series) if series is not None else []
+    if only_series and series is None:
+        fail("--only-series needs --series")
+    listed = pick_series(load_series(series), only_series or []) if series is not None else []
     if not urls and not listed:
         fail("give start URLs or --series")
 

@@ -113,4 +113,17 @@ def load_series(name: str) -> list[WhitePaperSeries]:
     return parse_series_csv(text, str(path))
 
 
-__all__ = ["COLUMNS", "WhitePaperSeries", "load_series", "parse_series_csv", "series_names"]
+def pick_series(rows: list[WhitePaperSeries], titles: list[str]) -> list[WhitePaperSeries]:
+    """The rows named in ``titles`` (Japanese or English title, case-insensitive), in the list's order; all rows
+    when ``titles`` is empty. ``DataError`` naming a title the list does not have."""
+    if not titles:
+        return rows
+    wanted = {t.strip().casefold() for t in titles}
+    known = {r.title_ja.casefold() for r in rows} | {r.title_en.casefold() for r in rows if r.title_en}
+    unknown = [t for t in titles if t.strip().casefold() not in known]
+    if unknown:
+        raise DataError(f"series {unknown[0]!r} is not in the list (e.g. {rows[0].title_ja}, {rows[0].title_en})")
+    return [r for r in rows if r.title_ja.casefold() in wanted or r.title_en.casefold() in wanted]
+
+
+__all__ = ["COLUMNS", "WhitePaperSeries", "load_series", "parse_series_csv", "pick_series", "series_names"]
