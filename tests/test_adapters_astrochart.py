@@ -173,7 +173,7 @@ def test_spellings() -> None:
 
 
 async def test_rows_without_answer_kind_are_routed_by_category(tmp_path: Path) -> None:
-    """DomainCQA §4.4 / Appendix G: Data/Point, Data/Interval → Algorithm 3; Data/Calculation and counts → exact
+    """DomainCQA §5.1 / Appendix G: Data/Point, Data/Interval → Algorithm 3; Data/Calculation and counts → exact
     match; the rest → the key-point judge. Before, a missing answer_kind column made every row open (unscored
     without key points)."""
     rows = [

@@ -206,12 +206,15 @@ def test_pipeline_on_generated_papers_from_collect_to_eval_of_the_export(tmp_pat
                                                for a in ("--model", f"openai:v{i}@{v.base_url}")])
     assert (out["majority"], out["tie"], out["errors"]) == (3, 0, 0)
 
-    # drafting (DomainCQA Table 1): FQA for the 4 sampled charts, AQA for the 3 chart abstracts
+    # drafting (DomainCQA Table 1): FQA for the sampled charts that are not chart abstracts (the two sets are
+    # disjoint, DomainCQA §4.1), AQA for the 3 chart abstracts
     drafter = fake_server(answers=draft_answers())
     out = run_cli_json("draft", str(ws), "--model", f"openai:drafter@{drafter.base_url}", "--style", "astro")
     abstracts = {[f for f in charts if captions[f].startswith(f"cap-{p}-")][1] for p in n_charts}
-    assert (out["figures"], out["abstracts"], out["errors"]) == (len(abstracts | set(sample["figure_ids"])), 3, 0)
-    assert out["drafted"] == 4 * 9 + 3 * 2 and sum(out["rejected"].values()) == 0
+    fqa_charts = set(sample["figure_ids"]) - abstracts
+    assert (out["figures"], out["abstracts"], out["errors"]) == (len(abstracts | fqa_charts), 3, 0)
+    assert out["abstracts_left_out"] == 4 - len(fqa_charts)
+    assert out["drafted"] == len(fqa_charts) * 9 + 3 * 2 and sum(out["rejected"].values()) == 0
     drafted = out["drafted"]
 
     # audit: two models answer with the image as drafted; the Point question is answerable blind (text_only)
@@ -222,10 +225,10 @@ def test_pipeline_on_generated_papers_from_collect_to_eval_of_the_export(tmp_pat
     out = run_cli_json("audit", str(ws), "--model", f"openai:a1@{auditor.base_url}",
                        "--model", f"openai:a2@{auditor.base_url}")
     assert out["items"] == drafted and out["errors"] == 0
-    assert out["flags"]["text_only"] == 4  # the Point item of each sampled chart
+    assert out["flags"]["text_only"] == len(fqa_charts)  # the Point item of each FQA chart
 
     accepted = accept_unflagged(ws)
-    assert len(accepted) == drafted - 4
+    assert len(accepted) == drafted - len(fqa_charts)
     doc, summary = export_and_evaluate(ws, tmp_path, fake_server, accepted, answers)
     assert doc["images"] == len({f for (f,) in query(ws, "SELECT DISTINCT figure_id FROM qa_items WHERE status = "
                                                          "'accepted'")})

@@ -88,7 +88,7 @@ async def test_non_astro_items_are_unscored() -> None:
     assert v.verdict == "unscored"
 
 
-# --- DomainCQA Appendix G.1: values extracted before scoring; Appendix G / §4.4: routing; choice options ---------
+# --- DomainCQA Appendix G.1: values extracted before scoring; Appendix G / §5.1: routing; choice options ---------
 
 def _point(question: str, answer: str, lo: float, hi: float, **extra: object) -> Sample:
     return Sample(id="p1", benchmark="astrochart", question=question, answers=[answer],

@@ -54,7 +54,8 @@ class TopicGroup(enum.StrEnum):
 
 
 class AstroQAType(enum.StrEnum):
-    """DomainCQA QA families: factual (FQA) and astronomy-knowledge (AQA) questions (DomainCQA Table 1)."""
+    """DomainCQA QA families: Fundamental (FQA: general chart understanding, no outside knowledge) and Advanced
+    (AQA: needing domain knowledge) question-answer pairs (DomainCQA §3, Table 1)."""
 
     FQA = "FQA"
     AQA = "AQA"
@@ -226,14 +227,14 @@ class AstroMeta(_Model):
     """DomainCQA / AstroChart metadata (DomainCQA Table 1 and Algorithm 3)."""
 
     qa_type: AstroQAType
-    """FQA (answerable from the chart) or AQA (needs astronomy knowledge)."""
+    """FQA (Fundamental: general chart understanding) or AQA (Advanced: needs domain knowledge), DomainCQA §3."""
     category: AstroCategory
     """Question category."""
     aspect: AstroAspect | None = None
     """Sub-aspect for Visual and Data questions."""
     answer_kind: Literal["numeric_retrieval", "numeric_exact", "open", "choice"] | None = None
     """How it is scored: numeric retrieval (Algorithm 3), exact numeric derivation, open (key points), choice.
-    None (not given): derived from ``category``/``aspect`` when scored (DomainCQA §4.4, Appendix G; see
+    None (not given): derived from ``category``/``aspect`` when scored (DomainCQA §5.1, Appendix G; see
     ``zuhyo.evaluate.judges.astro_routing``)."""
     axis_min: float | None = None
     """Lower end of the axis the numeric answer is read from (numeric retrieval)."""

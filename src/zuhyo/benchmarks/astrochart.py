@@ -5,7 +5,7 @@ Each row is one QA item. Logical fields and the column read by default (rename w
 ``answer`` (text, number or list of references), ``qa_type`` (FQA/AQA; derived from the category when absent),
 ``category``, ``aspect``, ``answer_kind`` (numeric_retrieval, numeric_exact, open, choice; when absent the judge
 derives it from category/aspect: Data/Point and Data/Interval → numeric_retrieval, Data/Calculation and counting
-questions → numeric_exact, the rest → open; DomainCQA §4.4, Appendix G; see ``evaluate/judges/astro_routing.py``),
+questions → numeric_exact, the rest → open; DomainCQA §5.1, Appendix G; see ``evaluate/judges/astro_routing.py``),
 ``axis_min``, ``axis_max``, ``log_scale``, ``key_points`` (list, JSON list or ``;``-separated), ``ccv`` (10 binary
 values), ``paper_id``, ``caption``.
 

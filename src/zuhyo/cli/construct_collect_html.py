@@ -12,14 +12,21 @@ from zuhyo.cli.workspace import WsArg, open_workspace
 
 def html_cmd(
     ws: WsArg,
-    urls: Annotated[list[str], typer.Argument(help="Start URLs: an edition's table of contents or figure list "
-                                                   "(several editions at once allowed).")],
+    urls: Annotated[list[str] | None, typer.Argument(help="Start URLs: an edition's table of contents or figure "
+                                                          "list (several editions at once allowed).")] = None,
     profile: Annotated[str | None, typer.Option("--profile", help="Site profile: a bundled name (soumu, mod, cao, "
                                                                   "mlit, generic) or a .toml file; default: by the "
                                                                   "URL's host, else generic.")] = None,
     latest_edition: Annotated[bool, typer.Option("--latest-edition", help="Keep only the latest edition of each "
                                                                           "series (by the year in the URL; "
                                                                           "HakushoBench §3.1).")] = False,
+    series: Annotated[str | None, typer.Option("--series", help="Also collect the latest edition of every series "
+                                                                "of a list, recording its white paper and topic "
+                                                                "group: a bundled list (hakushobench: "
+                                                                "HakushoBench Table 5) or a CSV file.")] = None,
+    only_series: Annotated[list[str] | None, typer.Option("--only-series", help="With --series: just this series "
+                                                                              "(Japanese or English title); "
+                                                                              "repeatable.")] = None,
     max_pages: Annotated[int, typer.Option("--max-pages", min=1, help="Most pages fetched per edition.")] = 5000,
     delay: Annotated[float, typer.Option("--delay", min=0.0, help="Seconds between request starts to one host "
                                                                   "(robots.txt Crawl-delay also obeyed).")] = 0.5,
@@ -38,11 +45,19 @@ def html_cmd(
 
     if profile is not None:
         load_profile(profile)  # an unknown name fails here, in one line listing the known profiles
+    from zuhyo.construct.collect.series import load_series, pick_series
+
+    if only_series and series is None:
+        fail("--only-series needs --series")
+    listed = pick_series(load_series(series), only_series or []) if series is not None else []
+    if not urls and not listed:
+        fail("give start URLs or --series")
 
     with open_workspace(ws) as w, stage_progress(quiet=json_out) as (_on_start, on_item):
         from zuhyo.construct.collect.html import collect_html
 
-        report = collect_html(w, urls, profile=profile, latest_edition=latest_edition, max_pages=max_pages,
+        report = collect_html(w, urls or [], profile=profile, latest_edition=latest_edition, series=listed,
+                              max_pages=max_pages,
                               delay_s=delay, per_host=concurrency, max_crawl_delay_s=max_crawl_delay,
                               on_item=on_item)
     if json_out:

@@ -32,6 +32,14 @@ def draft_cmd(
                            "FQA-Summary, AQA-KB-Inference, AQA-KB-Summary); repeatable.")] = None,
     all_kept: Annotated[bool, typer.Option(
         "--all-kept", help="Draft for every kept figure, not just the current sample.")] = False,
+    mix: Annotated[Literal["every", "table1"], typer.Option(
+        "--mix", help="Astro only: every (each kind for each chart) or table1 (DomainCQA Table 1's counts per "
+                      "category and aspect, scaled to the charts at hand).")] = "every",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the --mix table1 allocation of kinds to "
+                                                     "charts.")] = 0,
+    overlap: Annotated[bool, typer.Option(
+        "--overlap", help="Astro: let a chart abstract also get FQA questions (by default the FQA and AQA "
+                          "charts are disjoint, as in DomainCQA §4.1).")] = False,
     domain: Annotated[str, typer.Option("--domain", help="The domain the AQA prompts name (DomainCQA: "
                                                          "astronomy).")] = "astronomy",
     concurrency: ConcurrencyOpt = 4, timeout: TimeoutOpt = 300.0, retries: RetriesOpt = 5,
@@ -47,7 +55,8 @@ def draft_cmd(
     backend = stage_backend(model, timeout=timeout, retries=retries, retry_base=retry_base,
                             api_key_env=api_key_env, max_image_pixels=max_image_pixels)
     with open_workspace(ws) as w, stage_progress(quiet=json_out, label=f"draft {style}") as (on_start, on_item):
-        report = run_drafting(w, backend, style, categories=category or None, all_kept=all_kept, domain=domain,
+        report = run_drafting(w, backend, style, categories=category or None, all_kept=all_kept, mix=mix,
+                              seed=seed, overlap=overlap, domain=domain,
                               concurrency=concurrency, constrained=constrained, max_tokens=max_tokens,
                               on_start=on_start,
                               on_item=(lambda fid, outcome: on_item(str(fid), outcome)) if on_item else None)
@@ -63,6 +72,11 @@ def draft_cmd(
                   f"figures ({report.abstracts} chart abstracts), {report.drafted} drafts, {rejected} rejected"
                   + (f" ({detail})" if detail else "") + f", {report.skipped_existing} already drafted, "
                   f"{report.errors} errors ({report.reasked} re-asked, {report.retries} retries)", highlight=False)
+    if report.mix != "every" or report.abstracts_left_out:
+        plan = "; ".join(f"{fam} " + ", ".join(f"{k} {v}" for k, v in counts.items())
+                         for fam, counts in report.planned.items())
+        console.print(f"  mix {report.mix}: {plan}; {report.abstracts_left_out} sampled charts left out of FQA "
+                      "as chart abstracts", highlight=False)
     print_item_errors([f"figure {item.figure_id} {item.kind}: {item.reason[:300]}" for item in report.error_items])
 
 

@@ -47,6 +47,10 @@ def sample_cmd(
                                                                     "--quota is given).")] = None,
     quota: Annotated[list[str] | None, typer.Option("--quota", help="GROUP=COUNT for --quota-by (repeatable; "
                                                                     "the counts sum to --n).")] = None,
+    refine: Annotated[bool, typer.Option("--refine/--no-refine", help="After Algorithm 1, swap charts so every "
+                                                                      "attribute's share and the score histogram "
+                                                                      "match the pool's too (zuhyo's addition); "
+                                                                      "--no-refine: Algorithm 1 alone.")] = True,
     json_out: JsonOpt = False,
 ) -> None:
     """Choose --n charts by Gibbs sampling (DomainCQA Algorithm 1) so their CCV distribution matches the pool's."""
@@ -58,7 +62,7 @@ def sample_cmd(
     if ccv_csv is not None:
         if quota_by:
             fail("--quota-by needs a workspace")
-        _sample_csv(ccv_csv, n, seed, out, json_out)
+        _sample_csv(ccv_csv, n, seed, out, json_out, refine)
         return
     if out is not None:
         fail("--out is for --ccv-csv (a workspace records its sample as decisions)")
@@ -68,7 +72,7 @@ def sample_cmd(
     with open_workspace(ws) as w:
         from zuhyo.construct.select.sample_stage import sample_workspace
 
-        report = sample_workspace(w, n, seed, quota_by=quota_by, quotas=quotas)
+        report = sample_workspace(w, n, seed, quota_by=quota_by, quotas=quotas, refine=refine)
     if json_out:
         emit_json(report.model_dump(mode="json"))
         return
@@ -81,7 +85,7 @@ def sample_cmd(
         console.print(f"  {quota_by} {group}: {count}", highlight=False)
 
 
-def _sample_csv(path: Path, n: int, seed: int, out: Path | None, json_out: bool) -> None:
+def _sample_csv(path: Path, n: int, seed: int, out: Path | None, json_out: bool, refine: bool) -> None:
     from zuhyo.construct.select.sampling import format_ccv_csv, gibbs_sample, parse_ccv_csv, sample_stats
 
     try:
@@ -89,7 +93,7 @@ def _sample_csv(path: Path, n: int, seed: int, out: Path | None, json_out: bool)
     except (OSError, UnicodeDecodeError) as e:
         fail(f"{path}: cannot read ({e})")
     table = parse_ccv_csv(text, name=str(path))
-    result = gibbs_sample(table.ccvs, n, seed)
+    result = gibbs_sample(table.ccvs, n, seed, refine=refine)
     stats = sample_stats(table.ccvs, result.indices, seed)
     if out is not None:
         out.write_text(format_ccv_csv(table, result.indices.tolist()), encoding="utf-8")

@@ -38,6 +38,7 @@ from zuhyo.construct.collect.html_figures import ExtractedFigure
 from zuhyo.construct.collect.profiles import SiteProfile, load_profile, profile_for_url
 from zuhyo.construct.collect.report import CollectCounts
 from zuhyo.construct.collect.robots import RobotsRules
+from zuhyo.construct.collect.series import WhitePaperSeries
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.records import (
     add_figure,
@@ -101,12 +102,20 @@ class _Edition:
     """One edition being collected: its source row, what is already recorded, and the run's bookkeeping."""
 
     def __init__(self, ws: Workspace, edition: Edition, profile: SiteProfile, run_id: int,
-                 report: HtmlCollectReport) -> None:
+                 report: HtmlCollectReport, series: WhitePaperSeries | None = None) -> None:
         self.ws, self.edition, self.profile, self.run_id, self.report = ws, edition, profile, run_id, report
+        self.series_meta = series.source_meta() if series is not None else {}
+        """The white paper and topic of a listed series (``--series``), recorded on the source and each figure."""
         meta = {"profile": profile.name, "series": edition.series, "edition_year": edition.year,
-                "edition": edition.label}
-        self.source_id: int = ws.db.write_retrying(
-            lambda s: get_or_create_source(s, KIND, edition.scope, meta=meta).id)
+                "edition": edition.label, **self.series_meta}
+
+        def source(s: Session) -> int:
+            row = get_or_create_source(s, KIND, edition.scope, meta=meta)
+            if self.series_meta and any((row.meta or {}).get(k) != v for k, v in self.series_meta.items()):
+                row.meta = {**(row.meta or {}), **self.series_meta}  # collected before without its series
+            return row.id
+
+        self.source_id: int = ws.db.write_retrying(source)
         with ws.db.read() as s:
             self.existing = {(page, img) for page, img in s.execute(
                 select(Document.locator, FigureRow.locator).join(FigureRow, FigureRow.document_id == Document.id)
@@ -193,8 +202,8 @@ class _Edition:
 
 
 def _figure(sha: str, info: ImageInfo, size: int, final_url: str, page_url: str, fig: ExtractedFigure,
-            edition: Edition, profile: SiteProfile) -> Figure:
-    provenance: dict[str, Any] = {
+            edition: Edition, profile: SiteProfile, series_meta: dict[str, object] | None = None) -> Figure:
+    provenance: dict[str, Any] = {**(series_meta or {}),
         "collector": KIND, "profile": profile.name, "image_url": fig.image_url, "page_url": page_url,
         "scope": edition.scope, "series": edition.series, "caption_from": fig.caption_from, "label": fig.label,
         "number": fig.figure_number, "title": fig.title, "source_line": fig.source_line, "source": fig.source,
@@ -257,7 +266,7 @@ async def _collect_figure(ed: _Edition, fetcher: PoliteFetcher, robots: dict[str
     if isinstance(got, str):
         ed.fail(key, url, f"image {url} on {page_url}: {got}", page_url)
         return "error"
-    figure = _figure(*got, page_url, fig, ed.edition, ed.profile)
+    figure = _figure(*got, page_url, fig, ed.edition, ed.profile, ed.series_meta)
 
     def insert(s: Session) -> bool:
         doc, _ = get_or_create_document(s, ed.source_id, page_url, page_url=page_url,
@@ -285,7 +294,8 @@ def _known_editions(ws: Workspace) -> list[Edition]:
 
 
 async def acollect_html(ws: Workspace, urls: Sequence[str], *, profile: str | None = None,
-                        latest_edition: bool = False, max_pages: int = 5000, delay_s: float = 0.5,
+                        latest_edition: bool = False, series: Sequence[WhitePaperSeries] = (),
+                        max_pages: int = 5000, delay_s: float = 0.5,
                         per_host: int = 2, retries: int = 3, timeout_s: float = 30.0,
                         max_bytes: int = DEFAULT_MAX_BYTES, max_pixels: int = DEFAULT_MAX_PIXELS,
                         max_crawl_delay_s: float = DEFAULT_MAX_CRAWL_DELAY_S,
@@ -295,25 +305,35 @@ async def acollect_html(ws: Workspace, urls: Sequence[str], *, profile: str | No
 
     ``profile`` names a site profile (or a ``.toml`` path); without it each URL's host picks a bundled profile,
     else the generic one. ``on_item(image_url, outcome)`` follows progress (``added``, ``existing``, ``error``,
-    ``skipped``). Raises :class:`DataError` for a malformed start URL and
+    ``skipped``). ``series`` (:mod:`zuhyo.construct.collect.series`) adds each listed series' start URL, turns
+    ``latest_edition`` on (HakushoBench §3.1) and records the series' white paper, topic group and publisher on its
+    edition's source and figures. Raises :class:`DataError` for a malformed start URL and
     :class:`~zuhyo.construct.collect.profiles.ProfileError` for an unknown profile (nothing is recorded then).
     """
+    urls = [*urls, *(row.start_url for row in series if row.start_url not in urls)]
+    latest_edition = latest_edition or bool(series)
+    listed = {row.start_url: row for row in series}
     for url in urls:
         bad = check_url(url)
         if bad is not None:
-            raise DataError(f"start URL {url!r}: {bad}")
+            raise DataError(f"start URL {url!r}{f' (series {listed[url].title_ja})' if url in listed else ''}: "
+                            f"{bad}")
     named = load_profile(profile) if profile is not None else None
     groups: dict[str, tuple[Edition, SiteProfile, list[str]]] = {}
+    series_of: dict[str, WhitePaperSeries] = {}
     for url in urls:
         prof = named or profile_for_url(url)
         ed = edition_of(url, prof)
         groups.setdefault(ed.scope, (ed, prof, []))[2].append(url)
+        if url in listed:
+            series_of.setdefault(ed.scope, listed[url])
     report = HtmlCollectReport()
     editions = [ed for ed, _, _ in groups.values()]
     if latest_edition:
         editions, left = latest_editions(editions, _known_editions(ws))
         report.left_out_editions = [LeftOutEdition(scope=e.scope, reason=why) for e, why in left]
     params = {"collector": KIND, "urls": list(urls), "profile": profile, "latest_edition": latest_edition,
+              "series": [row.title_ja for row in series],
               "max_pages": max_pages, "delay_s": delay_s, "per_host": per_host, "max_crawl_delay_s": max_crawl_delay_s}
 
     def note(url: str, outcome: str) -> None:
@@ -327,7 +347,8 @@ async def acollect_html(ws: Workspace, urls: Sequence[str], *, profile: str | No
             for edition in editions:
                 _, prof, starts = groups[edition.scope]
                 report.editions.append(edition.scope)
-                await _collect_edition(_Edition(ws, edition, prof, run.id, report), fetcher, robots, starts,
+                await _collect_edition(_Edition(ws, edition, prof, run.id, report, series_of.get(edition.scope)),
+                                       fetcher, robots, starts,
                                        max_pages, max_bytes, max_pixels, note, max_crawl_delay_s)
         run.counts = report.model_dump(include={"figures", "documents", "errors", "pages", "images_fetched",
                                                 "skipped_existing", "robots_blocked"})

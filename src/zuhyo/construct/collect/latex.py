@@ -19,7 +19,7 @@ retries failed ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from zuhyo.construct.collect.latex_source import (
     resolve_in,
 )
 from zuhyo.construct.collect.latex_text import LatexSyntaxError
+from zuhyo.construct.collect.paper_selection import PaperSelection, SelectionSummary
 from zuhyo.construct.collect.report import CollectCounts, ItemFailure, error_reason
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.records import (
@@ -69,16 +70,22 @@ class LatexCollectReport(CollectCounts):
     skipped_members: list[str] = Field(default_factory=list)
     """Tarball members not extracted (links, paths leaving the archive), with why."""
     error_items: list[ItemFailure] = Field(default_factory=list)
+    selection: SelectionSummary | None = None
+    """With a paper list (``--papers``): what the selection kept and skipped."""
 
 
 def collect_latex(ws: Workspace, sources: Sequence[Path | str], *, paper_id: str | None = None,
                   max_pixels: int = DEFAULT_MAX_PIXELS, max_bytes: int = DEFAULT_MAX_BYTES,
-                  max_archive_bytes: int = MAX_TOTAL_BYTES,
+                  max_archive_bytes: int = MAX_TOTAL_BYTES, papers: Mapping[str, PaperSelection] | None = None,
                   on_item: Callable[[str, str], None] | None = None) -> LatexCollectReport:
     """Collect the figures of each LaTeX source into ``ws``; ``on_item(item, outcome)`` follows progress.
 
     ``outcome`` is ``added``, ``existing`` or ``error``. ``paper_id`` overrides the id taken from the name
-    (one source only). Raises :class:`DataError` when a source path does not exist (nothing recorded then).
+    (one source only). ``papers`` (:func:`zuhyo.construct.collect.paper_selection.select_papers`): only sources
+    whose paper is listed and inside the year range are collected, each paper's selection (year, citations, rank,
+    top cited) recorded as provenance in its document's ``meta["selection"]``; ``zuhyo abstracts`` then votes on
+    the top-cited papers only (DomainCQA §4.2). Raises :class:`DataError` when a source path does not exist
+    (nothing recorded then).
     """
     paths = [Path(s).resolve() for s in sources]
     if paper_id is not None and len(paths) != 1:
@@ -87,13 +94,24 @@ def collect_latex(ws: Workspace, sources: Sequence[Path | str], *, paper_id: str
         if not p.exists():
             raise DataError(f"{p}: not found")
     report = LatexCollectReport()
-    params = {"collector": KIND, "sources": [str(p) for p in paths], "paper_id": paper_id}
+    params: dict[str, Any] = {"collector": KIND, "sources": [str(p) for p in paths], "paper_id": paper_id}
+    if papers is not None:
+        first = next(iter(papers.values()), None)
+        params["selection"] = {"papers_csv": first.papers_csv if first else "", "rule": first.rule if first else ""}
+        report.selection = SelectionSummary(listed=len(papers), in_years=sum(p.in_years for p in papers.values()),
+                                            top_cited=sorted(i for i, p in papers.items() if p.top_cited))
     limits = {"max_pixels": max_pixels, "max_bytes": max_bytes}
     with ws.run(STAGE, params) as run:
         for path in paths:
             pid = paper_id or paper_id_from_name(path)
+            chosen = papers.get(pid) if papers is not None else None
+            if papers is not None and report.selection is not None and (chosen is None or not chosen.in_years):
+                (report.selection.not_listed if chosen is None else report.selection.out_of_years).append(pid)
+                if on_item is not None:
+                    on_item(str(path), "skipped")
+                continue
             report.papers.append(pid)
-            _Paper(ws, path, pid, run.id, report, limits).collect(max_archive_bytes, on_item)
+            _Paper(ws, path, pid, run.id, report, limits, chosen).collect(max_archive_bytes, on_item)
         run.counts = report.model_dump(include={"figures", "documents", "errors", "skipped_existing",
                                                 "figure_environments"})
     return report
@@ -103,9 +121,10 @@ class _Paper:
     """One source being collected: its source row, its document, the report."""
 
     def __init__(self, ws: Workspace, path: Path, paper_id: str, run_id: int, report: LatexCollectReport,
-                 limits: dict[str, int]) -> None:
+                 limits: dict[str, int], selection: PaperSelection | None = None) -> None:
         self.ws, self.path, self.paper_id, self.run_id, self.report, self.limits = (
             ws, path, paper_id, run_id, report, limits)
+        self.selection = selection
         self.source_id: int = ws.db.write_retrying(
             lambda s: get_or_create_source(s, KIND, str(path), title=paper_id).id)
 
@@ -151,9 +170,11 @@ class _Paper:
                 on_item(str(self.path), outcome)
 
     def _document(self, paper: Paper, main: str, files: list[str]) -> int:
-        meta = {"title": paper.title, "abstract": paper.abstract, "conclusion": paper.conclusion,
-                "conclusion_heading": paper.conclusion_heading, "main_file": main, "tex_files": files,
-                "problems": paper.problems}
+        meta: dict[str, Any] = {"title": paper.title, "abstract": paper.abstract, "conclusion": paper.conclusion,
+                                "conclusion_heading": paper.conclusion_heading, "main_file": main,
+                                "tex_files": files, "problems": paper.problems}
+        if self.selection is not None:
+            meta["selection"] = self.selection.model_dump()
 
         def write(s: Session) -> tuple[int, bool]:
             doc, created = get_or_create_document(s, self.source_id, self.paper_id, title=paper.title,

@@ -10,9 +10,11 @@ shards.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from zuhyo.construct.qa.draft_mix import TABLE1_AQA, TABLE1_FQA
 from zuhyo.schema import Sample
 
 if TYPE_CHECKING:
@@ -132,10 +134,45 @@ def funnel_section(report: ExportReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def kind_key(sample: Sample) -> str | None:
+    """A DomainCQA item's kind as ``zuhyo draft`` names it (``FQA-Visual:Color``, ``AQA-KB-Summary``); None for
+    other items."""
+    astro = sample.astro
+    if astro is None:
+        return None
+    base = f"{astro.qa_type.value}-{astro.category.value}"
+    return f"{base}:{astro.aspect.value}" if astro.aspect is not None else base
+
+
+def mix_section(draft_mix: Mapping[str, Any] | None, samples: Sequence[Sample]) -> str:
+    """DomainCQA's question mix (Table 1) beside the latest drafting run's plan (``zuhyo draft --mix``) and the
+    exported items' counts per kind; empty when no item is a DomainCQA one."""
+    exported = Counter(k for k in (kind_key(s) for s in samples) if k is not None)
+    if not exported:
+        return ""
+    planned: dict[str, int] = {}
+    for family, counts in (draft_mix or {}).get("planned", {}).items():
+        if family in ("FQA", "AQA") and isinstance(counts, dict):
+            planned.update(counts)
+    mix = (draft_mix or {}).get("mix", "every")
+    lines = ["## Question mix\n",
+             f"Drafted with `zuhyo draft --mix {mix}` (latest drafting run); DomainCQA Table 1 is the paper's "
+             "AstroChart mix (1,509 FQA on 303 charts, 381 AQA on 257 chart abstracts). Planned: questions "
+             "asked of the model; exported: items in this dataset.\n",
+             "| kind | DomainCQA Table 1 | planned | exported |", "|---|---:|---:|---:|"]
+    paper = {**TABLE1_FQA, **TABLE1_AQA}
+    for key in [*paper, *sorted(k for k in exported if k not in paper)]:
+        lines.append(f"| {key} | {paper.get(key, '')} | {planned.get(key, '')} | {exported.get(key, 0)} |")
+    lines.append(f"| total | {sum(paper.values())} | {sum(planned.values()) if planned else ''} | "
+                 f"{sum(exported.values())} |")
+    return "\n".join(lines) + "\n"
+
+
 def render_card(report: ExportReport, stats: DatasetStatistics, steps: Sequence[StepCount], *,
                 plots: Sequence[tuple[str, str, str, str]], samples: Sequence[Sample], license: str,
-                language: Sequence[str] = ()) -> str:
-    """The whole README.md. ``plots``: (table key, title, relative PNG path, caption) per chart."""
+                language: Sequence[str] = (), draft_mix: Mapping[str, Any] | None = None) -> str:
+    """The whole README.md. ``plots``: (table key, title, relative PNG path, caption) per chart; ``draft_mix``: the
+    latest drafting run's ``{"mix", "planned"}`` (:func:`mix_section`)."""
     src_md, no_license = sources_table(samples)
     status = ", ".join(f"{n} {k}" for k, n in report.by_status.items())
     images = ("embedded in the rows (`image_bytes`)" if report.images_mode == "embed"
@@ -172,6 +209,7 @@ def render_card(report: ExportReport, stats: DatasetStatistics, steps: Sequence[
         if table.key in by_key:
             title, path, caption = by_key[table.key]
             parts.append(f"![{title}]({path})\n\n{caption}\n")
+    parts.append(mix_section(draft_mix, samples))
     parts += ["## Sources and licences\n", src_md]
     if no_license:
         parts.append(f"{len(no_license)} sources have no licence recorded in the workspace; the dataset's licence "

@@ -51,7 +51,7 @@ from zuhyo.construct.workspace.qa_tables import QAItemRow
 from zuhyo.construct.workspace.tables import Document, FigureRow, Source
 from zuhyo.errors import DataError
 from zuhyo.images.store import sha256_hex
-from zuhyo.schema import ImageRef, ImageType, Sample, SourceInfo
+from zuhyo.schema import HakushoMeta, ImageRef, ImageType, Sample, SourceInfo, TopicGroup
 
 IMAGE_MODES = ("embed", "url")
 EXPORT_STAGE = "export"
@@ -114,8 +114,25 @@ def source_license(src: Source, doc: Document, overrides: dict[str, str] | None)
 def source_title(src: Source, doc: Document) -> str | None:
     """What the statistics' source table names: a white paper's series, else the source's or document's title."""
     meta = src.meta or {}
-    series = meta.get("series")
+    series = meta.get("white_paper") or meta.get("series")
     return str(series) if series else (src.title or doc.title)
+
+
+def hakusho_meta(sample: Sample, src: Source, fig: FigureRow) -> HakushoMeta | None:
+    """The white paper and topic group of a figure collected from a listed series (``collect html --series``:
+    the source's meta, else the figure's provenance), merged into the sample's own; None when neither knows."""
+    known: dict[str, Any] = {}
+    for meta in (fig.provenance or {}, src.meta or {}):
+        for key in ("white_paper", "topic"):
+            if isinstance(meta.get(key), str) and meta[key]:
+                known[key] = meta[key]
+    topic = known.get("topic")
+    if topic not in {t.value for t in TopicGroup} and "white_paper" not in known:
+        return sample.hakusho
+    base = sample.hakusho or HakushoMeta()
+    return base.model_copy(update={
+        "white_paper": base.white_paper or known.get("white_paper"),
+        "topic_group": base.topic_group or (TopicGroup(topic) if topic in {t.value for t in TopicGroup} else None)})
 
 
 def _image(ws: Workspace, fig: FigureRow, mode: str) -> ImageRef | str:
@@ -218,7 +235,7 @@ def _enrich(sample: Sample, fig: FigureRow, doc: Document, src: Source, image_ty
     source = base.model_copy(update={"title": source_title(src, doc), "license": source_license(src, doc,
                                      opts.source_licenses), "publisher": publisher if isinstance(publisher, str)
                                      else None, "url": base.url or doc.page_url})
-    update: dict[str, Any] = {"source": source, "split": opts.split}
+    update: dict[str, Any] = {"source": source, "split": opts.split, "hakusho": hakusho_meta(sample, src, fig)}
     if image_type is not None and str(image_type) in {t.value for t in ImageType}:
         update["image_type"] = ImageType(str(image_type))
     if sample.astro is not None and ccv is not None:
@@ -336,7 +353,8 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
             steps = stage_counts(ws)
             card = render_card(report, stats, steps, plots=[(p.name, p.title, str(p.png.relative_to(tmp)), p.caption)
                                                             for p in plots],
-                               samples=samples, license=opts.license, language=opts.language)
+                               samples=samples, license=opts.license, language=opts.language,
+                               draft_mix=_draft_mix(ws))
             (tmp / "README.md").write_text(card, encoding="utf-8")
             (tmp / MARKER).write_text(json.dumps({**report.model_dump(mode="json"),
                                                   "steps": [st.to_json() for st in steps]},
@@ -348,6 +366,18 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
         run.counts = {"items": report.items, "images": report.images, "shards": len(shards),
                       "skipped": report.skipped}
     return report
+
+
+def _draft_mix(ws: Workspace) -> dict[str, Any] | None:
+    """The latest finished drafting run's question mix and plan (``zuhyo draft --mix``), for the card."""
+    from zuhyo.construct.workspace.tables import StageRun
+
+    with ws.db.read() as s:
+        params = s.scalar(select(StageRun.params).where(StageRun.stage == "draft", StageRun.status == "done")
+                          .order_by(StageRun.id.desc()).limit(1))
+    if not isinstance(params, dict):
+        return None
+    return {"mix": params.get("mix", "every"), "planned": params.get("planned", {})}
 
 
 def _review_alpha(ws: Workspace) -> dict[str, Any] | None:

@@ -219,10 +219,20 @@ def papers_to_vote(ws: Workspace) -> tuple[list[Paper], list[PaperSkip], int]:
         papers: list[Paper] = []
         skipped: list[PaperSkip] = []
         documents = list(s.scalars(select(Document).order_by(Document.id)))
+        # With a paper list (collect latex --papers --top-cited), only the top-cited papers (DomainCQA §4.2).
+        ranked = any(isinstance((d.meta or {}).get("selection"), dict) and (d.meta or {})["selection"].get("rule")
+                     for d in documents)
         for doc in documents:
             meta = doc.meta or {}
             abstract = str(meta.get("abstract") or "").strip()
             kept = figures.get(doc.id, [])
+            selection = meta.get("selection")
+            selection = selection if isinstance(selection, dict) else {}
+            if ranked and not selection.get("top_cited"):
+                skipped.append(PaperSkip(document_id=doc.id, locator=doc.locator,
+                                         reason="not among the top-cited papers of its year (zuhyo collect latex "
+                                                "--papers --top-cited; DomainCQA §4.2)"))
+                continue
             if not abstract:
                 skipped.append(PaperSkip(document_id=doc.id, locator=doc.locator,
                                           reason="no abstract text (documents.meta has none; zuhyo collect latex "

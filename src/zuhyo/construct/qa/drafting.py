@@ -40,6 +40,14 @@ from sqlalchemy.orm import Session
 from zuhyo.construct.qa.abstract_vote import chart_abstracts
 from zuhyo.construct.qa.draft_checks import choice_reason, duplicate_reason, leak_reason, yes_no_reason
 from zuhyo.construct.qa.draft_kinds import DraftKind, kinds_for, paper_context
+from zuhyo.construct.qa.draft_mix import (
+    TABLE1_AQA,
+    TABLE1_AQA_CHARTS,
+    TABLE1_FQA,
+    TABLE1_FQA_CHARTS,
+    MixPlan,
+    plan_mix,
+)
 from zuhyo.construct.qa.items import add_qa_item
 from zuhyo.construct.select.labelling import parse_json_reply, schema_instruction
 from zuhyo.construct.select.sample_stage import current_sample
@@ -92,6 +100,12 @@ class DraftReport(BaseModel):
     retries: int = 0
     """Requests retried after 429/5xx/timeouts."""
     error_items: list[DraftFailure] = Field(default_factory=list)
+    mix: str = "every"
+    """The question mix (``every`` or ``table1``, :mod:`zuhyo.construct.qa.draft_mix`)."""
+    planned: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Questions planned per family (FQA, AQA, hakusho) and kind."""
+    abstracts_left_out: int = 0
+    """Sampled charts not given FQA kinds because they are chart abstracts (disjoint sets, DomainCQA §4.1)."""
 
 
 @dataclass
@@ -103,24 +117,39 @@ class Target:
     context: str = ""
 
 
+@dataclass
+class DraftPlan:
+    """What :func:`select_targets` chose: the targets, where they came from and the question mix per family."""
+
+    targets: list[Target]
+    source: str
+    abstracts: int
+    plans: dict[str, MixPlan]
+    """The mix per family: ``FQA`` and ``AQA`` (astro) or ``hakusho``."""
+    abstracts_left_out: int = 0
+    """Sampled charts left out of FQA because they are chart abstracts (FQA and AQA charts disjoint)."""
+
+
 def draft_key(figure_id: int, kind: DraftKind, model: str, prompt_version: str) -> str:
     return f"draft/{figure_id}/{kind.style}/{kind.key_part}/{model}/{prompt_version}"
 
 
-def select_targets(ws: Workspace, style: str, kinds: tuple[DraftKind, ...], *, all_kept: bool = False
-                   ) -> tuple[list[Target], str, int]:
-    """The figures to draft for with their kinds, where they came from, and how many are chart abstracts."""
+def select_targets(ws: Workspace, style: str, kinds: tuple[DraftKind, ...], *, all_kept: bool = False,
+                   mix: str = "every", seed: int = 0, overlap: bool = False) -> DraftPlan:
+    """The figures to draft for with their kinds (planned by :func:`zuhyo.construct.qa.draft_mix.plan_mix`), where
+    they came from, and how many are chart abstracts. Astro FQA charts leave out the chart abstracts unless
+    ``overlap`` (DomainCQA §4.1: 303 FQA charts and 257 abstracts, 560 distinct)."""
     with ws.db.read() as s:
         dropped = dropped_figure_ids(s)
         kept = [i for i in s.scalars(select(FigureRow.id).order_by(FigureRow.id)) if i not in dropped]
     abstracts = {f: d for d, f in chart_abstracts(ws).items() if f not in dropped}
     sample = [i for i in current_sample(ws) if i not in dropped]
-    per_figure: dict[int, list[DraftKind]] = {}
     fqa = [k for k in kinds if not k.abstract_only]
     aqa = [k for k in kinds if k.abstract_only]
     if style == "hakusho":
         source = "sample" if sample and not all_kept else "kept"
         ids = sample if source == "sample" else kept
+        left_out = 0
     else:
         source = "kept" if all_kept else "sample"
         ids = (kept if all_kept else sample) if fqa else []
@@ -129,11 +158,19 @@ def select_targets(ws: Workspace, style: str, kinds: tuple[DraftKind, ...], *, a
                             "--all-kept to draft for every kept figure")
         if not fqa:
             source = "abstracts"
-    for fid in ids:
-        per_figure.setdefault(fid, []).extend(fqa)
+        left_out = 0 if overlap else sum(1 for i in ids if i in abstracts)
+        if not overlap:  # also when this run drafts FQA kinds only: a later AQA run must not overlap them
+            ids = [i for i in ids if i not in abstracts]
+    by_key = {k.key_part: k for k in kinds}
+    plans = {"FQA" if style == "astro" else style: plan_mix(ids, [k.key_part for k in fqa], mix, seed,
+                                                            paper=TABLE1_FQA, paper_charts=TABLE1_FQA_CHARTS)}
     if aqa:
-        for fid in abstracts:
-            per_figure.setdefault(fid, []).extend(aqa)
+        plans["AQA"] = plan_mix(list(abstracts), [k.key_part for k in aqa], mix, seed, paper=TABLE1_AQA,
+                                paper_charts=TABLE1_AQA_CHARTS)
+    per_figure: dict[int, list[DraftKind]] = {}
+    for plan in plans.values():
+        for fid, keys in plan.per_chart.items():
+            per_figure.setdefault(fid, []).extend(by_key[k] for k in keys)
     targets: list[Target] = []
     with ws.db.read() as s:
         for fid in sorted(per_figure):
@@ -145,7 +182,8 @@ def select_targets(ws: Workspace, style: str, kinds: tuple[DraftKind, ...], *, a
                 context = paper_context(dict(doc.meta or {}) if doc else {}, fig.caption, list(fig.context or []))
             s.expunge(fig)
             targets.append(Target(fig, per_figure[fid], context))
-    return targets, source, sum(1 for t in targets if any(k.abstract_only for k in t.kinds))
+    n_abstracts = sum(1 for t in targets if any(k.abstract_only for k in t.kinds))
+    return DraftPlan(targets, source, n_abstracts, plans, left_out)
 
 
 def form_reason(kind: DraftKind, question: str, answer: str) -> tuple[str, str] | None:
@@ -171,7 +209,8 @@ class _Run:
 
 
 def run_drafting(ws: Workspace, backend: ModelBackend, style: str, *, categories: list[str] | None = None,
-                 all_kept: bool = False, domain: str = "astronomy", concurrency: int = 4,
+                 all_kept: bool = False, mix: str = "every", seed: int = 0, overlap: bool = False,
+                 domain: str = "astronomy", concurrency: int = 4,
                  constrained: bool = True, max_tokens: int = 2048, close: bool = True,
                  on_start: Callable[[int], None] | None = None,
                  on_item: Callable[[int, str], None] | None = None) -> DraftReport:
@@ -179,17 +218,23 @@ def run_drafting(ws: Workspace, backend: ModelBackend, style: str, *, categories
 
     ``on_item(figure id, outcome)`` once per figure: ``drafted``, ``existing`` or ``error``. The backend is
     closed at the end unless ``close`` is False. DataError when astro FQA has no sample and not ``all_kept``.
+    ``mix``, ``seed`` and ``overlap``: see :func:`select_targets` (``table1`` is for ``astro``).
     """
     try:
+        if mix != "every" and style != "astro":
+            raise DataError(f"--mix {mix} is DomainCQA's question mix: it needs --style astro")
         kinds = kinds_for(style, categories)
-        targets, source, n_abstracts = select_targets(ws, style, kinds, all_kept=all_kept)
+        plan = select_targets(ws, style, kinds, all_kept=all_kept, mix=mix, seed=seed, overlap=overlap)
+        targets, source, n_abstracts = plan.targets, plan.source, plan.abstracts
     except (ValueError, DataError) as e:
         if close:
             asyncio.run(backend.aclose())
         raise DataError(str(e)) from None
     versions = {k.key_part: k.prompt.version for k in kinds}
     report = DraftReport(style=style, model=backend.spec, prompt_versions=versions, source=source,
-                         figures=len(targets), abstracts=n_abstracts)
+                         figures=len(targets), abstracts=n_abstracts, mix=mix,
+                         planned={fam: p.counts for fam, p in plan.plans.items()},
+                         abstracts_left_out=plan.abstracts_left_out)
     with ws.db.read() as s:
         done = set(s.scalars(select(QAItemRow.item_key).where(QAItemRow.origin == "draft",
                                                               QAItemRow.model == backend.spec)))
@@ -199,7 +244,8 @@ def run_drafting(ws: Workspace, backend: ModelBackend, style: str, *, categories
             "name": "qa_draft", "strict": True, "schema": k.reply_model.model_json_schema()}}} if constrained else {}
         configs[k.key_part] = GenerationConfig(temperature=0.0, max_tokens=max_tokens, extra_body=extra)
     params = {"model": backend.spec, "style": style, "categories": categories or None, "all_kept": all_kept,
-              "prompt_versions": versions, "domain": domain, "constrained": constrained}
+              "prompt_versions": versions, "domain": domain, "constrained": constrained, "mix": mix,
+              "seed": seed, "overlap": overlap, "planned": report.planned}
     if on_start is not None:
         on_start(len(targets))
     with ws.run(STAGE, params, lock=True) as run:

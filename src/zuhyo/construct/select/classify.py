@@ -5,8 +5,8 @@ Scatter, Bubble, Map, Table, Infographic, Dashboard, Other: ChartQAPro's taxonom
 :class:`zuhyo.schema.ImageType`) by giving a model each image with a classification prompt, and checks the result by
 manual verification of 100 random examples. Here the model's answer is constrained to those 11 names (JSON schema),
 people's labels come in with ``--import``, and the check against a labelled sample is :func:`gold_agreement`
-(accuracy and Cohen's kappa). The paper's own prompt is not published in the text; ours is
-``prompts/construct/image_type.txt``.
+(accuracy and Cohen's kappa). The paper says its classification prompt is in its Appendix D, but the prompt text
+is not in the version we read, so ours is zuhyo's own: ``prompts/construct/image_type.txt``.
 """
 
 from __future__ import annotations

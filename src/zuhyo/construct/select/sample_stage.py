@@ -56,6 +56,8 @@ class SampleReport(BaseModel):
     stabilized: bool
     skipped: int = 0
     """Steps of the chain that found no chart to swap in (Algorithm 1 line 8)."""
+    refine_swaps: int | None = None
+    """Swaps made by zuhyo's refinement pass after the chain; None when it was off (``--no-refine``)."""
     recorded: int
     """Decisions added (0 when the current sample already is this one)."""
     run_id: int | None
@@ -103,9 +105,10 @@ def _latest_evidence(ws: Workspace) -> tuple[dict[str, object], list[int]] | Non
 
 
 def sample_workspace(ws: Workspace, n: int, seed: int, *, quota_by: str | None = None,
-                     quotas: Mapping[str, int] | None = None) -> SampleReport:
+                     quotas: Mapping[str, int] | None = None, refine: bool = True) -> SampleReport:
     """Run the sample stage (see the module docstring); ``quotas`` (group → count) needs ``quota_by``, without
-    it the groups get proportional shares."""
+    it the groups get proportional shares. ``refine``: zuhyo's refinement pass after Algorithm 1
+    (:mod:`zuhyo.construct.select.sample_refine`); False is Algorithm 1 alone."""
     if quotas and not quota_by:
         raise DataError("explicit quotas need --quota-by")
     ccvs = current_ccvs(ws)
@@ -114,14 +117,15 @@ def sample_workspace(ws: Workspace, n: int, seed: int, *, quota_by: str | None =
         raise DataError("no figure has a CCV label: run `zuhyo complexity` (or import CCVs) first")
     pool = np.asarray([ccvs[i] for i in ids], dtype=np.uint8)
     groups = _groups(ws, ids, quota_by) if quota_by else None
-    result = gibbs_sample(pool, n, seed, groups=groups, quotas=quotas)
+    result = gibbs_sample(pool, n, seed, groups=groups, quotas=quotas, refine=refine)
     stats = sample_stats(pool, result.indices, seed)
     chosen = [ids[i] for i in result.indices.tolist()]
     fingerprint = hashlib.sha256(json.dumps([ids, pool.tolist(), groups]).encode()).hexdigest()[:16]
     evidence = {"seed": seed, "n": n, "pool": fingerprint, "quota_by": quota_by,
-                "quotas": dict(sorted(quotas.items())) if quotas else None}
+                "quotas": dict(sorted(quotas.items())) if quotas else None, "refine": refine}
     common: dict[str, Any] = dict(stats, seed=seed, quota_by=quota_by, groups=result.group_counts, sweeps=result.sweeps,
-                  stabilized=result.stabilized, skipped=result.skipped, figure_ids=chosen)
+                  stabilized=result.stabilized, skipped=result.skipped, refine_swaps=result.refine_swaps,
+                  figure_ids=chosen)
     latest = _latest_evidence(ws)
     if latest is not None and latest[0] == evidence and latest[1] == chosen:
         with ws.db.read() as s:
@@ -134,7 +138,8 @@ def sample_workspace(ws: Workspace, n: int, seed: int, *, quota_by: str | None =
             for rank, fid in enumerate(chosen, 1):
                 record_decision(s, Decision(
                     figure_id=fid, stage=SAMPLE_STAGE, decision="keep", decided_by=DECIDED_BY,
-                    reason=f"chosen by Gibbs sampling (DomainCQA Algorithm 1), seed {seed}: {rank} of {n}",
+                    reason=f"chosen by Gibbs sampling (DomainCQA Algorithm 1"
+                    f"{', then zuhyo refinement' if refine else ''}), seed {seed}: {rank} of {n}",
                     evidence={**evidence, "rank": rank}), run_id=run.id)
         run.counts = {"chosen": n, "pool": len(ids), "tvd_joint": stats["tvd_joint"]}
     return SampleReport(**common, recorded=n, run_id=run.id)

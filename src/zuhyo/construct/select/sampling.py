@@ -39,7 +39,8 @@ here (each is marked ``[line N]`` in the code):
 Line 3 reads "randomly select": uniformly without replacement (within each group's quota when quotas are given).
 Everything random comes from one ``numpy.random.Generator`` seeded with ``seed``, so a seed fixes the sample.
 
-Quotas (not in DomainCQA; HakushoBench §3 balances its images across white-paper series) constrain how many
+Quotas (zuhyo's, in neither paper; HakushoBench §4 only observes that its QA per white paper are "relatively
+balanced", it does not balance them by construction) constrain how many
 charts come from each group (source, image type, document): proportional to the group's share of the pool
 (largest remainders) or explicit counts. The target distribution stays the whole pool's.
 """
@@ -77,6 +78,8 @@ class SampleResult:
     """Steps skipped because line 8 found no c_new outside S (counted, not hidden)."""
     group_counts: dict[str, int] = field(default_factory=dict)
     """Charts chosen per group (empty without quotas)."""
+    refine_swaps: int | None = None
+    """Swaps made by zuhyo's refinement pass after the chain (:mod:`.sample_refine`); None when it was off."""
 
 
 def cell_codes(ccvs: np.ndarray) -> np.ndarray:
@@ -122,9 +125,12 @@ def quota_counts(groups: Sequence[str], k: int, counts: Mapping[str, int] | None
 
 def gibbs_sample(ccvs: np.ndarray, k: int, seed: int, *, groups: Sequence[str] | None = None,
                  quotas: Mapping[str, int] | None = None, patience: int = 10,
-                 max_sweeps: int = 500) -> SampleResult:
+                 max_sweeps: int = 500, refine: bool = True) -> SampleResult:
     """DomainCQA Algorithm 1: choose ``k`` of the pool's charts (rows of ``ccvs``, shape (N, 10), 0/1) whose CCV
     distribution matches the pool's; see the module docstring for the lines and how their gaps are read.
+
+    ``refine`` (zuhyo's addition, on by default) runs :func:`.sample_refine.refine_sample` on the chain's result so
+    the per-attribute proportions and the score histogram match too; ``refine=False`` is Algorithm 1 alone.
 
     ``groups`` (one label per chart) turns on quotas: ``quotas`` maps group → count (summing to ``k``), or, when
     None, each group gets its proportional share (:func:`quota_counts`).
@@ -235,10 +241,16 @@ def gibbs_sample(ccvs: np.ndarray, k: int, seed: int, *, groups: Sequence[str] |
             if stale >= patience:
                 stabilized = True
                 break
+    refine_swaps = None
+    if refine and k < n:
+        from zuhyo.construct.select.sample_refine import refine_sample
+
+        refined = refine_sample(pool, chosen, seed, groups=group_of if groups is not None else None)
+        chosen, refine_swaps = refined.indices, refined.swaps
     idx = np.sort(np.asarray(chosen, dtype=np.int64))
     counts = {g: int(sum(1 for i in chosen if group_of[i] == gid[g])) for g in names} if groups is not None else {}
     return SampleResult(indices=idx, sweeps=sweeps, stabilized=stabilized, replacements=replacements,
-                        skipped=skipped, group_counts=counts)
+                        skipped=skipped, group_counts=counts, refine_swaps=refine_swaps)
 
 
 def _l1(s_count: list[int], target: list[float]) -> float:

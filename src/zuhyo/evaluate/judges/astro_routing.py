@@ -1,6 +1,6 @@
-"""Which scorer an AstroChart item gets (DomainCQA §4.4 "Metrics", Appendix G), and multiple-choice matching.
+"""Which scorer an AstroChart item gets (DomainCQA §5.1 "Metrics", Appendix G), and multiple-choice matching.
 
-DomainCQA scores numerical responses in two ways and everything else with an LLM judge (§4.4, Appendix G):
+DomainCQA scores numerical responses in two ways and everything else with an LLM judge (§5.1, Appendix G):
 
 - **data retrieval** ("plotted points or data ranges": Data/Point, Data/Interval) → Algorithm 3
   (``numeric_retrieval``);

@@ -1,4 +1,4 @@
-"""The ``astrochart[:<model spec>]`` judge: DomainCQA/AstroChart scoring per item (DomainCQA §4.4, Appendix G).
+"""The ``astrochart[:<model spec>]`` judge: DomainCQA/AstroChart scoring per item (DomainCQA §5.1, Appendix G).
 
 Each item is routed by :func:`~zuhyo.evaluate.judges.astro_routing.scoring_kind` (``sample.astro.answer_kind``,
 else derived from category/aspect):

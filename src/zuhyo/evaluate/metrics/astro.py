@@ -1,4 +1,4 @@
-"""AstroChart (DomainCQA) numeric metrics (DomainCQA §4.4 "Metrics" and Appendix G.1).
+"""AstroChart (DomainCQA) numeric metrics (DomainCQA §5.1 "Metrics" and Appendix G.1).
 
 ``astro_numeric`` is DomainCQA's numeric data-retrieval score (Appendix G.1, Algorithm 3): a value read off a
 chart is judged by its error relative to the range of the axis it is read from, so reading 10.4 on a 0–100 axis
