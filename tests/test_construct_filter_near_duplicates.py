@@ -129,11 +129,16 @@ def test_thumbnails_are_area_means_composited_on_white() -> None:
 
     from PIL import Image
 
-    from zuhyo.construct.filter.near_duplicates import THUMB, thumbnail
+    from zuhyo.construct.filter.near_duplicates import THUMB, content_box, thumbnail
     from zuhyo.images.verify import on_white
 
     chart = Image.open(io.BytesIO(chart_corpus().render_chart(3))).convert("RGB")  # 800x600
-    exact = np.asarray(chart.resize((THUMB, THUMB), Image.Resampling.BOX), dtype=np.int16)
+    # The thumbnail shows the chart without its uniform margins (found on a first thumbnail of the whole image).
+    top, bottom, left, right = content_box(np.asarray(chart.resize((THUMB, THUMB), Image.Resampling.BOX)))
+    assert (top, bottom, left, right) != (0, THUMB, 0, THUMB)
+    sx, sy = chart.width / THUMB, chart.height / THUMB
+    exact = np.asarray(chart.crop((round(left * sx), round(top * sy), round(right * sx), round(bottom * sy)))
+                       .resize((THUMB, THUMB), Image.Resampling.BOX), dtype=np.int16)
     ours = thumbnail(chart).astype(np.int16)
     assert ours.shape == (THUMB, THUMB, 3)
     assert np.abs(ours - exact).mean() < 2.0  # halving then one area resize: within a level or two on average
@@ -145,3 +150,69 @@ def test_thumbnails_are_area_means_composited_on_white() -> None:
     seen = thumbnail(on_white(transparent)).astype(np.int16)
     assert np.abs(thumbnail(transparent).astype(np.int16) - seen).max() <= 1
     assert thumbnail(transparent)[0, 0].tolist() == [255, 255, 255]
+
+
+def _encoded(im: object, fmt: str = "PNG", **save: object) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    im.save(out, format=fmt, **save)  # type: ignore[attr-defined]
+    return out.getvalue()
+
+
+def test_greyscale_and_padded_copies_verify_and_other_data_still_fails() -> None:
+    import io
+
+    from PIL import Image, ImageOps
+
+    cc = chart_corpus()
+    original = Image.open(io.BytesIO(cc.render_chart(0))).convert("RGB")  # a bar chart; 60 is one with other data
+    grey = _encoded(original.convert("L"), "JPEG", quality=75)
+    padded = ImageOps.expand(ImageOps.expand(original, border=(60, 20, 10, 45), fill=(230, 225, 205)), border=3,
+                             fill=(20, 20, 20))  # a tinted margin of uneven width, and a dark frame
+    grey_of_other = _encoded(Image.open(io.BytesIO(cc.render_chart(60))).convert("L"))
+    arrays = _arrays([cc.render_chart(0), grey, _encoded(padded), grey_of_other])
+    assert arrays.prepared.grey.tolist() == [False, True, False, True]
+    pairs = np.array([[0, 1], [0, 2], [0, 3], [1, 3]])
+    scores, solids = score_pairs(arrays.thumbs, arrays.prepared, pairs)
+    assert scores[0] >= DEFAULT_MIN_SCORE and solids[0] <= MAX_SOLID  # greyscale: compared on luma
+    assert scores[1] >= DEFAULT_MIN_SCORE and solids[1] <= MAX_SOLID  # padded: the borders are trimmed
+    assert scores[2] < DEFAULT_MIN_SCORE and scores[3] < DEFAULT_MIN_SCORE  # other data, in grey too
+
+
+def test_padding_is_trimmed_from_the_thumbnail() -> None:
+    from zuhyo.construct.filter.near_duplicates import THUMB, content_box
+
+    thumb = np.full((THUMB, THUMB, 3), 255, dtype=np.uint8)
+    thumb[:10] = thumb[-6:] = (0, 0, 0)  # a black frame, unequal sides
+    thumb[:, :3] = thumb[:, -4:] = (0, 0, 0)  # (thin across: a frame line)
+    thumb[30:90, 20:100] = np.random.default_rng(0).integers(0, 256, (60, 80, 3))  # the content, in a white margin
+    assert content_box(thumb) == (30, 90, 20, 100)
+    assert content_box(np.full((THUMB, THUMB, 3), 255, dtype=np.uint8)) == (0, THUMB, 0, THUMB)  # blank: as is
+
+
+def test_a_cluster_keeps_its_best_member_and_drops_only_what_verifies_against_it() -> None:
+    from zuhyo.construct.filter.duplicate_groups import resolve_groups
+    from zuhyo.construct.filter.near_duplicates import PairEvidence
+
+    # Star centre 1 (two verified pairs) joined 0 and 2; 0 is the best member (kept). 2 was verified against 1
+    # only: it is dropped only if it verifies against 0 too.
+    pairs = [PairEvidence(0, 1, 0.1, 0.99), PairEvidence(1, 2, 0.1, 0.90), PairEvidence(3, 4, 0.1, 0.95)]
+    rank = [0, 1, 2, 4, 3]  # 4 is better than 3
+    asked: list[list[int]] = []
+
+    def unlike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        asked.extend(todo.tolist())
+        return np.full(len(todo), 0.43), np.zeros(len(todo), dtype=np.int64)
+
+    groups = resolve_groups(5, pairs, rank, unlike, 0.86)
+    assert asked == [[0, 2]]
+    assert [[(g.dropped, g.kept, g.verified) for g in links] for links in groups] == [
+        [(1, 0, "candidate")], [(3, 4, "candidate")]]  # 2 is not chained in through 1
+
+    def alike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.full(len(todo), 0.97), np.zeros(len(todo), dtype=np.int64)
+
+    groups = resolve_groups(5, pairs, rank, alike, 0.86)
+    assert [(g.dropped, g.kept, g.verified, g.score) for g in groups[0]] == [
+        (1, 0, "candidate", 0.99), (2, 0, "against kept", 0.97)]

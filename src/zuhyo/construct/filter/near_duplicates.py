@@ -86,6 +86,8 @@ class ImageFeatures:
     """THUMB float32: its row profile."""
     ink: int
     """Its body pixels off the background."""
+    grey: bool = False
+    """It has (almost) no colour (:attr:`Prepared.grey <zuhyo.construct.filter.alignment.Prepared>`)."""
 
 
 def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFeatures:
@@ -103,7 +105,7 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
     return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes(),
                          descriptors=descriptors(rgb[None])[0].tobytes(),
                          col_profile=prep.col_profile[0].tobytes(), row_profile=prep.row_profile[0].tobytes(),
-                         ink=int(prep.ink[0]))
+                         ink=int(prep.ink[0]), grey=bool(prep.grey[0]))
 
 
 def thumbnail(im: Image | PngPixels) -> np.ndarray:
@@ -144,7 +146,8 @@ def _opencv_one_thread() -> Iterator[None]:
 
 
 def _shrink(pixels: np.ndarray) -> np.ndarray:
-    """(THUMB, THUMB, channels): ``pixels`` (h, w, 3 or 4 uint8) area-averaged (see :func:`thumbnail`)."""
+    """(THUMB, THUMB, channels): ``pixels`` (h, w, 3 or 4 uint8) area-averaged (see :func:`thumbnail`), its
+    uniform borders trimmed (:func:`content_box`)."""
     import cv2
 
     with _opencv_one_thread():
@@ -152,7 +155,58 @@ def _shrink(pixels: np.ndarray) -> np.ndarray:
         while h // 2 >= 2 * THUMB and w // 2 >= 2 * THUMB:
             pixels = cv2.resize(pixels[:h - h % 2, :w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
             h, w = pixels.shape[:2]
-        return cv2.resize(pixels, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+        first = cv2.resize(pixels, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+        top, bottom, left, right = content_box(first)
+        if (top, bottom, left, right) == (0, THUMB, 0, THUMB):
+            return first
+        sy, sx = h / THUMB, w / THUMB
+        box = pixels[round(top * sy):max(round(bottom * sy), round(top * sy) + 1),
+                     round(left * sx):max(round(right * sx), round(left * sx) + 1)]
+        return cv2.resize(box, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+
+
+def content_box(thumb: np.ndarray, level: int = 24, outliers: float = 0.01, ends: float = 0.04,
+                least: float = 0.3) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right), end exclusive: ``thumb`` (h x w x channels uint8) without its uniform borders.
+
+    A row (column) is uniform when at most ``outliers`` of its pixels (its ``ends`` at either end left out) lie
+    more than ``level`` from their mean colour; leading and trailing uniform rows, then columns, are cut, and again
+    until nothing changes (padding of one colour around a figure's own white margin: once the padding's columns
+    are gone, the margin's rows are uniform). So a copy padded, framed or given a tinted margin is trimmed to the
+    same content as its original, which is trimmed too. Nothing is cut when less than ``least`` of a side would
+    remain (a blank image). A thin frame line is left out by ``ends``; a thick frame of one colour around a
+    padding of another is not trimmed (each layer's lines cross the other's)."""
+    import numpy as np
+
+    h, w = thumb.shape[:2]
+    px = thumb.astype(np.int16)  # alpha too: a transparent border is uniform in all four channels
+    top, bottom, left, right = 0, h, 0, w
+
+    def uniform(region: np.ndarray, axis: int) -> np.ndarray:
+        # The lines' ends are left out of the test: a thin frame of another colour across them (the columns of
+        # a frame in a row of the padding inside it) would keep every line from being uniform.
+        length = region.shape[axis]
+        cut = int(length * ends)
+        inner = region[cut:length - cut] if axis == 0 else region[:, cut:length - cut]
+        mean = inner.mean(axis=axis, keepdims=True)
+        far = np.abs(inner - mean).max(axis=2) > level
+        return np.asarray(far.mean(axis=axis) <= outliers)
+
+    def span(flags: np.ndarray) -> tuple[int, int]:
+        inner = np.flatnonzero(~flags)
+        return (0, len(flags)) if len(inner) == 0 else (int(inner[0]), int(inner[-1]) + 1)
+
+    for _ in range(4):
+        before = (top, bottom, left, right)
+        a, b = span(uniform(px[top:bottom, left:right], 1))
+        top, bottom = top + a, top + b
+        a, b = span(uniform(px[top:bottom, left:right], 0))
+        left, right = left + a, left + b
+        if (top, bottom, left, right) == before:
+            break
+    if bottom - top < least * h or right - left < least * w:
+        return 0, h, 0, w
+    return top, bottom, left, right
 
 
 @dataclass(frozen=True)
@@ -182,7 +236,8 @@ def stack_features(features: Sequence[ImageFeatures], tmp_dir: Path | None = Non
         return out
 
     prepared = Prepared(stacked("col_profile", (THUMB,)), stacked("row_profile", (THUMB,)),
-                        np.array([f.ink for f in features], dtype=np.int64))
+                        np.array([f.ink for f in features], dtype=np.int64),
+                        np.array([f.grey for f in features], dtype=bool))
     return FeatureArrays(thumbs_array(features, tmp_dir), stacked("descriptors", (windows, DESC * DESC)), prepared)
 
 
@@ -289,7 +344,7 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
     _, _, vt = np.linalg.svd(sample, full_matrices=False)
     basis = np.ascontiguousarray(vt[:_PCA_DIMS].T)
     tree = cKDTree((whole - centre) @ basis)
-    k = min(2, n)
+    k = min(max(2, neighbours), n)
     queries = (crops.reshape(-1, crops.shape[2]) - centre) @ basis
     dist, hit = tree.query(queries, k=k, eps=1.0, distance_upper_bound=max_distance, workers=-1)
     owner = np.repeat(np.arange(n), crops.shape[1] * k)

@@ -39,10 +39,10 @@ from zuhyo.construct.filter.near_duplicates import (
     DEFAULT_MIN_SCORE,
     ImageFeatures,
     candidate_pairs,
-    clusters,
+    descriptor_distance,
+    score_pairs,
     stack_features,
     verified_pairs,
-    verify_pair,
 )
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.records import record_decision, record_error, resolve_error
@@ -132,39 +132,49 @@ def _neg_text(text: str) -> tuple[int, ...]:
 def near_duplicate_decisions(figures: list[FigureRow], features: dict[str, ImageFeatures],
                              min_score: float = DEFAULT_MIN_SCORE, executor: str | None = None,
                              tmp_dir: Path | None = None) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
-    """Drops (figure id -> (reason, evidence)) for every non-best member of each near-duplicate cluster, and the
+    """Drops (figure id -> (reason, evidence)) for every non-best member of each near-duplicate cluster, each
+    verified against the figure kept (:func:`zuhyo.construct.filter.duplicate_groups.resolve_groups`), and the
     number of clusters. Figures sharing one image (same sha256) are duplicates without verification."""
-    import numpy as np
+    from zuhyo.construct.filter.duplicate_groups import resolve_groups
 
     shas = sorted({f.sha256 for f in figures})
     index = {sha: i for i, sha in enumerate(shas)}
     arrays = stack_features([features[sha] for sha in shas], tmp_dir)
-    thumbs, desc = arrays.thumbs, arrays.descriptors
-    pairs = verified_pairs(arrays, candidate_pairs(desc), min_score, executor)
-    by_pair = {(p.i, p.j): p for p in pairs}
+    pairs = verified_pairs(arrays, candidate_pairs(arrays.descriptors), min_score, executor)
     members: dict[int, list[FigureRow]] = {}
-    for f in figures:
+    for f in sorted(figures, key=_best_first):
         members.setdefault(index[f.sha256], []).append(f)
-    groups = [g for g in clusters(len(shas), pairs)]
-    grouped = {i for g in groups for i in g}
-    groups += [[i] for i, fs in members.items() if len(fs) > 1 and i not in grouped]
+    best_rank = {i: k for k, i in enumerate(members)}  # images by their best figure, best first
+    rank = [best_rank[i] for i in range(len(shas))]
+
+    def score_now(todo: Any) -> Any:
+        return score_pairs(arrays.thumbs, arrays.prepared, todo)
+
+    groups = resolve_groups(len(shas), pairs, rank, score_now, min_score)
     drops: dict[int, tuple[str, dict[str, Any]]] = {}
-    for group in groups:
-        ranked = sorted((f for i in group for f in members[i]), key=_best_first)
-        best = ranked[0]
-        bi = index[best.sha256]
-        for f in ranked[1:]:
-            fi = index[f.sha256]
-            if fi == bi:
-                evidence: dict[str, Any] = {"of": best.id, "identical": True, "score": 1.0, "distance": 0.0}
-            else:
-                p = by_pair.get((min(bi, fi), max(bi, fi)))
-                score = p.score if p is not None else round(verify_pair(thumbs[bi], thumbs[fi]), 4)
-                distance = float(np.linalg.norm(desc[bi] - desc[fi]))
-                evidence = {"of": best.id, "identical": False, "score": score, "distance": round(distance, 4),
-                            "linked": "directly" if p is not None else "through other members"}
-            drops[f.id] = (f"near duplicate of figure {best.id}", evidence)
-    return drops, len(groups)
+
+    def drop(f: FigureRow, best: FigureRow, evidence: dict[str, Any]) -> None:
+        reason = f"near duplicate of figure {best.id}"
+        drops[f.id] = (reason, {"of": best.id, "duplicate_of": {"id": best.id, "sha256": best.sha256},
+                                "reason": reason, **evidence})
+
+    linked = set()
+    for links in groups:
+        best = members[links[0].kept][0]
+        for link in links:
+            linked.add(link.dropped)
+            for f in members[link.dropped]:
+                drop(f, best, {"identical": False, "score": link.score, "solid": link.solid,
+                               "distance": round(descriptor_distance(arrays.descriptors, link.kept, link.dropped), 4),
+                               "linked": "directly" if link.verified == "candidate" else "verified against kept"})
+    for fs in members.values():  # the other figures of a kept image (or of any image) with the same bytes
+        if fs[0].id in drops:
+            continue
+        for f in fs[1:]:
+            drop(f, fs[0], {"identical": True, "score": 1.0, "distance": 0.0})
+    clustered = {links[0].kept for links in groups}
+    count = len(groups) + sum(1 for i, fs in members.items() if len(fs) > 1 and i not in clustered | linked)
+    return drops, count
 
 
 def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: int = DEFAULT_MIN_PIXELS,
