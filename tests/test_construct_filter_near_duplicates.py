@@ -22,7 +22,6 @@ from zuhyo.construct.filter.near_duplicates import (  # noqa: E402
     image_features,
     score_pairs,
     stack_features,
-    thumbs_array,
     verified_pairs,
     verify_pair,
 )
@@ -106,7 +105,7 @@ def test_the_thumbnails_memory_map_is_removed_with_the_array() -> None:
     del thumbs
     gc.collect()
     assert not path.exists()
-    assert thumbs_array([]).shape == (0, 128, 128, 3)
+    assert stack_features([]).thumbs.shape == (0, 128, 128, 3)
 
 
 def test_star_clusters_centre_on_the_image_most_pairs_share_and_never_chain() -> None:
@@ -216,3 +215,44 @@ def test_a_cluster_keeps_its_best_member_and_drops_only_what_verifies_against_it
     groups = resolve_groups(5, pairs, rank, alike, 0.86)
     assert [(g.dropped, g.kept, g.verified, g.score) for g in groups[0]] == [
         (1, 0, "candidate", 0.99), (2, 0, "against kept", 0.97)]
+
+
+def test_thumbnails_appended_one_at_a_time_are_mapped_from_their_file(tmp_path) -> None:
+    import gc
+
+    from zuhyo.construct.filter.feature_store import ThumbnailFile
+    from zuhyo.construct.filter.near_duplicates import THUMB
+
+    rng = np.random.default_rng(0)
+    rows = [rng.integers(0, 256, (THUMB, THUMB, 3), dtype=np.uint8) for _ in range(3)]
+    written = ThumbnailFile(tmp_path)
+    assert [written.append(r.tobytes()) for r in rows] == [0, 1, 2]
+    with pytest.raises(ValueError, match="not 128x128x3"):
+        written.append(b"short")
+    mapped = written.finish()
+    assert isinstance(mapped, np.memmap) and not mapped.flags.writeable
+    assert np.array_equal(mapped, np.stack(rows))
+    assert len(list(tmp_path.iterdir())) == 1
+    del mapped
+    gc.collect()
+    assert list(tmp_path.iterdir()) == []  # removed with the array
+    assert ThumbnailFile(tmp_path).finish().shape == (0, THUMB, THUMB, 3) and list(tmp_path.iterdir()) == []
+
+
+def test_features_collected_batch_by_batch_are_the_stacked_ones(tmp_path) -> None:
+    from zuhyo.construct.filter.feature_store import FeatureCollector
+
+    cc = chart_corpus()
+    features = [image_features(cc.render_chart(i)) for i in (0, 4, 8)]
+    collected = FeatureCollector(5, tmp_path)  # room for more than it gets
+    light = [collected.add(f) for f in features]
+    assert all(f.thumb == f.descriptors == b"" and f.width == 800 for f in light)  # the caller keeps the small part
+    got, want = collected.finish(), stack_features(features)
+    assert np.array_equal(got.thumbs, want.thumbs) and np.array_equal(got.descriptors, want.descriptors)
+    for field in ("col_profile", "row_profile", "ink", "grey"):
+        assert np.array_equal(getattr(got.prepared, field), getattr(want.prepared, field))
+    full = FeatureCollector(1, tmp_path)
+    full.add(features[0])
+    with pytest.raises(ValueError, match="more than the 1 images"):
+        full.add(features[1])
+    full.discard()

@@ -19,7 +19,7 @@ collected since the last run are hashed and clustered with all the others.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -35,13 +35,14 @@ from zuhyo.construct.filter.checks import (
     inspect_image,
     resolution_problem,
 )
+from zuhyo.construct.filter.feature_store import FeatureCollector
 from zuhyo.construct.filter.near_duplicates import (
     DEFAULT_MIN_SCORE,
+    FeatureArrays,
     ImageFeatures,
     candidate_pairs,
     descriptor_distance,
     score_pairs,
-    stack_features,
     verified_pairs,
 )
 from zuhyo.construct.workspace import Workspace
@@ -105,8 +106,11 @@ def _read(ws: Workspace, sha: str) -> bytes | None:
 
 
 def inspect_all(ws: Workspace, shas: list[str], executor: str,
-                on_item: Callable[[str, str], None] | None = None) -> list[ImageFeatures | Unreadable | ItemError]:
-    """:func:`checks.inspect_image` of each image (by sha256), mapped on ``executor`` in batches."""
+                on_item: Callable[[str, str], None] | None = None,
+                keep: Callable[[ImageFeatures], ImageFeatures] | None = None
+                ) -> list[ImageFeatures | Unreadable | ItemError]:
+    """:func:`checks.inspect_image` of each image (by sha256), mapped on ``executor`` in batches; ``keep`` is
+    applied to each image's features, in order, as its batch comes back (what the result holds of them)."""
     out: list[ImageFeatures | Unreadable | ItemError] = []
     for start in range(0, len(shas), BATCH):
         chunk = shas[start:start + BATCH]
@@ -116,7 +120,8 @@ def inspect_all(ws: Workspace, shas: list[str], executor: str,
                 outcome = "error" if isinstance(result, ItemError | Unreadable) else "ok"
                 on_item(chunk[i], outcome)
 
-        out.extend(map_items(inspect_image, [_read(ws, sha) for sha in chunk], executor=executor, progress=progress))
+        results = map_items(inspect_image, [_read(ws, sha) for sha in chunk], executor=executor, progress=progress)
+        out.extend(keep(r) if keep is not None and isinstance(r, ImageFeatures) else r for r in results)
     return out
 
 
@@ -129,17 +134,18 @@ def _neg_text(text: str) -> tuple[int, ...]:
     return tuple(-ord(c) for c in text)
 
 
-def near_duplicate_decisions(figures: list[FigureRow], features: dict[str, ImageFeatures],
-                             min_score: float = DEFAULT_MIN_SCORE, executor: str | None = None,
-                             tmp_dir: Path | None = None) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
+def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, min_score: float = DEFAULT_MIN_SCORE,
+                             executor: str | None = None) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
     """Drops (figure id -> (reason, evidence)) for every non-best member of each near-duplicate cluster, each
     verified against the figure kept (:func:`zuhyo.construct.filter.duplicate_groups.resolve_groups`), and the
-    number of clusters. Figures sharing one image (same sha256) are duplicates without verification."""
+    number of clusters. Figures sharing one image (same sha256) are duplicates without verification. ``arrays``
+    holds the features of the figures' images, indexed in the order of their sha256."""
     from zuhyo.construct.filter.duplicate_groups import resolve_groups
 
     shas = sorted({f.sha256 for f in figures})
     index = {sha: i for i, sha in enumerate(shas)}
-    arrays = stack_features([features[sha] for sha in shas], tmp_dir)
+    if len(arrays.descriptors) != len(shas):
+        raise ValueError(f"features of {len(arrays.descriptors)} images for {len(shas)}")
     pairs = verified_pairs(arrays, candidate_pairs(arrays.descriptors), min_score, executor)
     members: dict[int, list[FigureRow]] = {}
     for f in sorted(figures, key=_best_first):
@@ -196,25 +202,40 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
         shas = sorted({f.sha256 for f in figures})
         if on_start is not None:
             on_start(len(shas))
-        results = dict(zip(shas, inspect_all(ws, shas, executor, on_item), strict=True))
-        wanted: dict[int, tuple[str, str, dict[str, Any]]] = {}
-        passed: list[FigureRow] = []
-        errors: list[tuple[FigureRow, str]] = []
-        for f in figures:
-            r = results[f.sha256]
-            if isinstance(r, ItemError):
-                errors.append((f, r.error))
-            elif isinstance(r, Unreadable):
-                wanted[f.id] = ("drop", f"unreadable: {r.reason}", {"check": UNREADABLE})
-            elif (problem := resolution_problem(r.width, r.height, min_side, min_pixels)) is not None:
-                wanted[f.id] = ("drop", problem, {"check": LOW_RESOLUTION, "width": r.width, "height": r.height})
-            else:
-                f.width, f.height = r.width, r.height  # the image's true size ranks cluster members
-                passed.append(f)
-        features = {sha: r for sha, r in results.items() if isinstance(r, ImageFeatures)}
+        # Each image's thumbnail goes to a file as its batch comes back, when the image will be compared (it passed
+        # the file and resolution checks); the results keep the small features only (issue 22: bounded memory).
         with scratch_dir(ws.root, "filter-") as tmp:  # the thumbnails' file: removed, or swept after a kill
-            drops, report.clusters = (near_duplicate_decisions(passed, features, min_score, executor, tmp)
+            collected = FeatureCollector(len(shas), tmp)
+
+            def keep(r: ImageFeatures) -> ImageFeatures:
+                if resolution_problem(r.width, r.height, min_side, min_pixels) is None:
+                    return collected.add(r)
+                return replace(r, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"")
+
+            try:
+                results = dict(zip(shas, inspect_all(ws, shas, executor, on_item, keep), strict=True))
+            except BaseException:
+                collected.discard()
+                raise
+            wanted: dict[int, tuple[str, str, dict[str, Any]]] = {}
+            passed: list[FigureRow] = []
+            errors: list[tuple[FigureRow, str]] = []
+            for f in figures:
+                r = results[f.sha256]
+                if isinstance(r, ItemError):
+                    errors.append((f, r.error))
+                elif isinstance(r, Unreadable):
+                    wanted[f.id] = ("drop", f"unreadable: {r.reason}", {"check": UNREADABLE})
+                elif (problem := resolution_problem(r.width, r.height, min_side, min_pixels)) is not None:
+                    wanted[f.id] = ("drop", problem, {"check": LOW_RESOLUTION, "width": r.width, "height": r.height})
+                else:
+                    f.width, f.height = r.width, r.height  # the image's true size ranks cluster members
+                    passed.append(f)
+            del results
+            arrays = collected.finish()  # indexed like the passed images' sha256, sorted
+            drops, report.clusters = (near_duplicate_decisions(passed, arrays, min_score, executor)
                                       if passed else ({}, 0))
+            del arrays
         for f in passed:
             if f.id in drops:
                 reason, evidence = drops[f.id]
