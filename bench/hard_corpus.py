@@ -85,7 +85,9 @@ def template(seed: int, i: int, kind: str) -> dict[str, Any]:
     word, year = r.choice(words), 2000 + r.randrange(25)
     title = f"{word}の推移（{year}年）" if ja else f"{word} ({year})"
     xlabel, ylabel = r.choice(words), r.choice(words)
-    labels = [(r.choice(words) if ja else f"{chr(65 + k)}{r.randrange(10)}") for k in range(12)]
+    # distinct labels: two bars of one label would be drawn over each other (a hard negative changing the hidden one
+    # would be no different)
+    labels = r.sample(words, 12) if ja else [f"{chr(65 + k)}{r.randrange(10)}" for k in range(12)]
     return {"kind": kind, "ja": ja, "style": style, "cmap": cmap, "palette": palette, "size": size, "dpi": 100,
             "n": n, "title": title, "xlabel": xlabel, "ylabel": ylabel, "labels": labels,
             "layout": r.randrange(1000)}

@@ -25,13 +25,12 @@ from hard_corpus import TUNE_KINDS
 from near_duplicates import _inspect_measured, _peak_rss_mib, run_anchor
 
 
-def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighbours: int | None
-              ) -> tuple[list[list[int]], dict[str, Any]]:
-    """zuhyo's groups (kept first) and timings."""
+def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighbours: int | None,
+              star_clusters: bool = False) -> tuple[list[list[int]], dict[str, Any]]:
+    """zuhyo's groups (kept first) and timings; ``star_clusters``: the groups as the filter made them before
+    issue 22 (each star cluster's best member kept, all others dropped), to measure an older tree."""
     from zuhyo.construct.executor import map_items
     from zuhyo.construct.filter import near_duplicates as nd
-    from zuhyo.construct.filter.duplicate_groups import resolve_groups
-
     score = nd.DEFAULT_MIN_SCORE if min_score is None else min_score
     t0 = time.perf_counter()
     measured = map_items(_inspect_measured, datas, executor=executor)
@@ -51,10 +50,15 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
     rank = [0] * len(area)
     for k, i in enumerate(order):
         rank[i] = k
-    resolved = resolve_groups(len(datas), pairs, rank,
-                              lambda todo: nd.score_pairs(arrays.thumbs, arrays.prepared, todo), score)
+    if star_clusters:  # as the filter did before issue 22: the best member kept, every other member dropped
+        groups = [sorted(g, key=lambda i: rank[i]) for g in nd.clusters(len(datas), pairs)]
+    else:
+        from zuhyo.construct.filter.duplicate_groups import resolve_groups
+
+        resolved = resolve_groups(len(datas), pairs, rank,
+                                  lambda todo: nd.score_pairs(arrays.thumbs, arrays.prepared, todo), score)
+        groups = [[links[0].kept] + [link.dropped for link in links] for links in resolved]
     t4 = time.perf_counter()
-    groups = [[links[0].kept] + [link.dropped for link in links] for links in resolved]
     return groups, {"hash_s": round(t1 - t0, 2), "candidates_s": round(t2 - t1, 2), "verify_s": round(t3 - t2, 2),
                     "resolve_s": round(t4 - t3, 2), "total_s": round(t4 - t0, 2), "candidates": len(cands),
                     "verified": len(pairs), "peak_rss_workers_mib": round(worker_peak)}
@@ -90,12 +94,14 @@ def main() -> None:
     p.add_argument("--min-score", type=float, default=None)
     p.add_argument("--neighbours", type=int, default=None)
     p.add_argument("--no-anchor", action="store_true")
+    p.add_argument("--star-clusters", action="store_true", help="group as the filter did before issue 22 (to "
+                   "measure an older tree: PYTHONPATH=/path/to/old/src)")
     p.add_argument("--json", type=Path, default=None, help="write the full result here")
     args = p.parse_args()
     items = json.loads((args.corpus / "manifest.json").read_text())["items"][:args.n]
     datas = [(args.corpus / e["file"]).read_bytes() for e in items]
     result: dict[str, Any] = {"corpus": str(args.corpus), "n": len(items)}
-    groups, times = run_zuhyo(datas, args.executor, args.min_score, args.neighbours)
+    groups, times = run_zuhyo(datas, args.executor, args.min_score, args.neighbours, args.star_clusters)
     group_of = {i: g for g, members in enumerate(groups) for i in members}
     links = [(m, g[0]) for g in groups for m in g[1:]]
     zuhyo = evaluate(items, lambda a, b: a in group_of and group_of.get(b) == group_of[a], links)
