@@ -5,8 +5,10 @@ A plain perceptual hash cannot do this alone: charts of one kind and style hash 
 pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with precision 0.0006, issue 10
 "Performance"). So, per image (one decode, :func:`image_features`, in the executor's workers):
 
-* a 128x128 colour thumbnail of the whole image (the verification input; colour matters: two pies of one palette
-  differ in hue where their grey levels agree), the 64-bit DCT perceptual hash of it (the algorithm of
+* a 128x128 colour thumbnail of the image without its uniform borders (:func:`content_box`: a padded or framed
+  copy shows its original's content) - the verification input; colour matters (two pies of one palette differ
+  in hue where their grey levels agree), except that a pair with a grey image is compared on luma (a greyscale
+  copy) - the 64-bit DCT perceptual hash of it (the algorithm of
   ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses),
 * descriptors: the thumbnail's body (the title band at the top left out, so a retitled copy still matches)
   averaged to 12x12 and normalised to zero mean and unit length - of the whole image and of nine crop windows
@@ -22,7 +24,8 @@ comparing colours: the score is 1 minus the share of the chart's ink that differ
 misalignment explains, and a pair whose aligned difference contains a solid patch (more than :data:`MAX_SOLID`
 pixels whose 3x3 neighbourhood all differ) fails - a copy that was resized, recompressed, cropped or retitled
 scores near 1 with no solid difference; a chart of the same kind with other data does not. Pairs that pass join
-star clusters (:func:`clusters`).
+star clusters (:func:`clusters`), whose members are then verified against the member kept
+(:mod:`zuhyo.construct.filter.duplicate_groups`).
 
 The driver stacks the features (:func:`stack_features`); the thumbnails go to a memory map that local workers
 read by path.

@@ -4,8 +4,10 @@ In order, over every figure of the workspace:
 
 1. file checks and a minimum resolution (:mod:`checks`; HakushoBench §3.1, DomainCQA §4.1);
 2. near duplicates among the figures that passed (:mod:`near_duplicates`): in each cluster the best member is
-   kept - the largest, then the latest year / edition, then the first collected - and the others are dropped
-   with the reason ``near duplicate of figure N`` and the evidence (descriptor distance, verification score);
+   kept - the largest, then the latest year / edition, then the first collected - and the others that verify
+   against it (:mod:`duplicate_groups`) are dropped with the reason ``near duplicate of figure N`` and the
+   evidence (``duplicate_of`` id and sha256, verification score, solid difference, descriptor distance); the
+   features are collected batch by batch in bounded memory (:mod:`feature_store`);
 3. chart/table vs. not on the survivors, through :func:`zuhyo.construct.filter.chart_classifier.run_chart_check`
    when a classifier is given or (``auto``) the workspace has a trained one.
 
