@@ -75,7 +75,7 @@ def _filter_decision(fig: dict, ws: Path) -> dict:
                 "by": rows[0].decided_by}
 
 
-def test_filter_drops_copies_small_and_corrupt_images_keeps_same_kind_charts(ws: Path):
+def test_filter_drops_copies_small_and_corrupt_images_keeps_same_kind_charts(ws: Path, tmp_path: Path):
     figs = _figures(ws)
     # A stored image damaged on disk after collection: truncated in place.
     from zuhyo.construct.workspace import Workspace
@@ -87,7 +87,8 @@ def test_filter_drops_copies_small_and_corrupt_images_keeps_same_kind_charts(ws:
         path.chmod(0o644)
         path.write_bytes(data[: len(data) // 3])
 
-    report = run_cli_json("filter", str(ws), "--classifier", "none")
+    page = tmp_path / "review" / "near-duplicates.html"
+    report = run_cli_json("filter", str(ws), "--classifier", "none", "--review-html", str(page))
     assert set(report) >= {"checked", "kept", "dropped", "clusters", "errors"}
     assert set(report["dropped"]) == {"low_resolution", "unreadable", "near_duplicate", "not_chart"}
     assert report["checked"] == len(figs) == 14
@@ -114,12 +115,42 @@ def test_filter_drops_copies_small_and_corrupt_images_keeps_same_kind_charts(ws:
                 assert d["reason"] == f"near duplicate of figure {best['id']}"
                 assert d["evidence"]["check"] == "near_duplicate" and d["evidence"]["of"] == best["id"]
                 assert "distance" in d["evidence"]
-                # Linked straight to the kept one (score over the threshold), or through another copy.
-                assert d["evidence"]["score"] >= 0.93 or d["evidence"]["linked"] == "through other members"
+                # Verified against the kept one itself (never joined through another member, issue 22): a
+                # candidate pair, or a pair scored when the cluster was resolved.
+                assert d["evidence"]["score"] >= 0.86 and d["evidence"]["solid"] <= 3
+                assert d["evidence"]["linked"] in ("directly", "verified against kept")
                 assert d["by"] == "stage:filter"
 
     listed = run_cli_json("figures", str(ws), "--stage", "filter", "--decision", "drop")
     assert listed["count"] == 7
+    # Each drop says why, and a near duplicate names the figure it duplicates (id and sha256) with the score.
+    shown = {f["id"]: f for f in listed["figures"]}
+    assert shown[figs["small"]["id"]]["decision"]["reason"].startswith("low resolution")
+    assert "duplicate_of" not in shown[figs["small"]["id"]]
+    clusters = {}  # kept figure -> the dropped ones
+    for members in (("chart_000", "copy_0a", "copy_0b"), ("chart_064", "copy_64"), ("chart_008", "copy_8", "copy_8b")):
+        kept = next(m for m in members if decisions[m]["decision"] == "keep")
+        best = figs[kept]
+        clusters[best["id"]] = sorted(figs[m]["id"] for m in members if m != kept)
+        for m in members:
+            if m != kept:
+                dup = shown[figs[m]["id"]]["duplicate_of"]
+                assert (dup["id"], dup["sha256"]) == (best["id"], best["sha256"])
+                assert dup["score"] >= 0.86 and dup["reason"] == f"near duplicate of figure {best['id']}"
+
+    # The review page shows each cluster: the kept figure, then its dropped figures, with images that load.
+    import re
+
+    text = page.read_text()
+    sections = re.findall(r'<section id="cluster-(\d+)">(.*?)</section>', text, flags=re.S)
+    assert sorted(int(k) for k, _ in sections) == sorted(clusters)
+    for kept_id, body in sections:
+        assert re.findall(r"<b>(?:kept|dropped) figure (\d+)</b>", body)[0] == kept_id
+        assert sorted(map(int, re.findall(r"<b>dropped figure (\d+)</b>", body))) == clusters[int(kept_id)]
+        sources = re.findall(r'<img src="([^"]+)"', body)
+        assert len(sources) == 1 + len(clusters[int(kept_id)])
+        assert all((page.parent / src).is_file() for src in sources)
+        assert "zuhyo decide" in body
 
 
 def test_rerun_records_nothing_new_and_person_decisions_stand(ws: Path, images: Path, tmp_path: Path):

@@ -22,7 +22,6 @@ from zuhyo.construct.filter.near_duplicates import (  # noqa: E402
     image_features,
     score_pairs,
     stack_features,
-    thumbs_array,
     verified_pairs,
     verify_pair,
 )
@@ -106,7 +105,7 @@ def test_the_thumbnails_memory_map_is_removed_with_the_array() -> None:
     del thumbs
     gc.collect()
     assert not path.exists()
-    assert thumbs_array([]).shape == (0, 128, 128, 3)
+    assert stack_features([]).thumbs.shape == (0, 128, 128, 3)
 
 
 def test_star_clusters_centre_on_the_image_most_pairs_share_and_never_chain() -> None:
@@ -129,11 +128,16 @@ def test_thumbnails_are_area_means_composited_on_white() -> None:
 
     from PIL import Image
 
-    from zuhyo.construct.filter.near_duplicates import THUMB, thumbnail
+    from zuhyo.construct.filter.near_duplicates import THUMB, content_box, thumbnail
     from zuhyo.images.verify import on_white
 
     chart = Image.open(io.BytesIO(chart_corpus().render_chart(3))).convert("RGB")  # 800x600
-    exact = np.asarray(chart.resize((THUMB, THUMB), Image.Resampling.BOX), dtype=np.int16)
+    # The thumbnail shows the chart without its uniform margins (found on a first thumbnail of the whole image).
+    top, bottom, left, right = content_box(np.asarray(chart.resize((THUMB, THUMB), Image.Resampling.BOX)))
+    assert (top, bottom, left, right) != (0, THUMB, 0, THUMB)
+    sx, sy = chart.width / THUMB, chart.height / THUMB
+    exact = np.asarray(chart.crop((round(left * sx), round(top * sy), round(right * sx), round(bottom * sy)))
+                       .resize((THUMB, THUMB), Image.Resampling.BOX), dtype=np.int16)
     ours = thumbnail(chart).astype(np.int16)
     assert ours.shape == (THUMB, THUMB, 3)
     assert np.abs(ours - exact).mean() < 2.0  # halving then one area resize: within a level or two on average
@@ -145,3 +149,110 @@ def test_thumbnails_are_area_means_composited_on_white() -> None:
     seen = thumbnail(on_white(transparent)).astype(np.int16)
     assert np.abs(thumbnail(transparent).astype(np.int16) - seen).max() <= 1
     assert thumbnail(transparent)[0, 0].tolist() == [255, 255, 255]
+
+
+def _encoded(im: object, fmt: str = "PNG", **save: object) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    im.save(out, format=fmt, **save)  # type: ignore[attr-defined]
+    return out.getvalue()
+
+
+def test_greyscale_and_padded_copies_verify_and_other_data_still_fails() -> None:
+    import io
+
+    from PIL import Image, ImageOps
+
+    cc = chart_corpus()
+    original = Image.open(io.BytesIO(cc.render_chart(0))).convert("RGB")  # a bar chart; 60 is one with other data
+    grey = _encoded(original.convert("L"), "JPEG", quality=75)
+    padded = ImageOps.expand(ImageOps.expand(original, border=(60, 20, 10, 45), fill=(230, 225, 205)), border=3,
+                             fill=(20, 20, 20))  # a tinted margin of uneven width, and a dark frame
+    grey_of_other = _encoded(Image.open(io.BytesIO(cc.render_chart(60))).convert("L"))
+    arrays = _arrays([cc.render_chart(0), grey, _encoded(padded), grey_of_other])
+    assert arrays.prepared.grey.tolist() == [False, True, False, True]
+    pairs = np.array([[0, 1], [0, 2], [0, 3], [1, 3]])
+    scores, solids = score_pairs(arrays.thumbs, arrays.prepared, pairs)
+    assert scores[0] >= DEFAULT_MIN_SCORE and solids[0] <= MAX_SOLID  # greyscale: compared on luma
+    assert scores[1] >= DEFAULT_MIN_SCORE and solids[1] <= MAX_SOLID  # padded: the borders are trimmed
+    assert scores[2] < DEFAULT_MIN_SCORE and scores[3] < DEFAULT_MIN_SCORE  # other data, in grey too
+
+
+def test_padding_is_trimmed_from_the_thumbnail() -> None:
+    from zuhyo.construct.filter.near_duplicates import THUMB, content_box
+
+    thumb = np.full((THUMB, THUMB, 3), 255, dtype=np.uint8)
+    thumb[:10] = thumb[-6:] = (0, 0, 0)  # a black frame, unequal sides
+    thumb[:, :3] = thumb[:, -4:] = (0, 0, 0)  # (thin across: a frame line)
+    thumb[30:90, 20:100] = np.random.default_rng(0).integers(0, 256, (60, 80, 3))  # the content, in a white margin
+    assert content_box(thumb) == (30, 90, 20, 100)
+    assert content_box(np.full((THUMB, THUMB, 3), 255, dtype=np.uint8)) == (0, THUMB, 0, THUMB)  # blank: as is
+
+
+def test_a_cluster_keeps_its_best_member_and_drops_only_what_verifies_against_it() -> None:
+    from zuhyo.construct.filter.duplicate_groups import resolve_groups
+    from zuhyo.construct.filter.near_duplicates import PairEvidence
+
+    # Star centre 1 (two verified pairs) joined 0 and 2; 0 is the best member (kept). 2 was verified against 1
+    # only: it is dropped only if it verifies against 0 too.
+    pairs = [PairEvidence(0, 1, 0.1, 0.99), PairEvidence(1, 2, 0.1, 0.90), PairEvidence(3, 4, 0.1, 0.95)]
+    rank = [0, 1, 2, 4, 3]  # 4 is better than 3
+    asked: list[list[int]] = []
+
+    def unlike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        asked.extend(todo.tolist())
+        return np.full(len(todo), 0.43), np.zeros(len(todo), dtype=np.int64)
+
+    groups = resolve_groups(5, pairs, rank, unlike, 0.86)
+    assert asked == [[0, 2]]
+    assert [[(g.dropped, g.kept, g.verified) for g in links] for links in groups] == [
+        [(1, 0, "candidate")], [(3, 4, "candidate")]]  # 2 is not chained in through 1
+
+    def alike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.full(len(todo), 0.97), np.zeros(len(todo), dtype=np.int64)
+
+    groups = resolve_groups(5, pairs, rank, alike, 0.86)
+    assert [(g.dropped, g.kept, g.verified, g.score) for g in groups[0]] == [
+        (1, 0, "candidate", 0.99), (2, 0, "against kept", 0.97)]
+
+
+def test_thumbnails_appended_one_at_a_time_are_mapped_from_their_file(tmp_path) -> None:
+    import gc
+
+    from zuhyo.construct.filter.feature_store import ThumbnailFile
+    from zuhyo.construct.filter.near_duplicates import THUMB
+
+    rng = np.random.default_rng(0)
+    rows = [rng.integers(0, 256, (THUMB, THUMB, 3), dtype=np.uint8) for _ in range(3)]
+    written = ThumbnailFile(tmp_path)
+    assert [written.append(r.tobytes()) for r in rows] == [0, 1, 2]
+    with pytest.raises(ValueError, match="not 128x128x3"):
+        written.append(b"short")
+    mapped = written.finish()
+    assert isinstance(mapped, np.memmap) and not mapped.flags.writeable
+    assert np.array_equal(mapped, np.stack(rows))
+    assert len(list(tmp_path.iterdir())) == 1
+    del mapped
+    gc.collect()
+    assert list(tmp_path.iterdir()) == []  # removed with the array
+    assert ThumbnailFile(tmp_path).finish().shape == (0, THUMB, THUMB, 3) and list(tmp_path.iterdir()) == []
+
+
+def test_features_collected_batch_by_batch_are_the_stacked_ones(tmp_path) -> None:
+    from zuhyo.construct.filter.feature_store import FeatureCollector
+
+    cc = chart_corpus()
+    features = [image_features(cc.render_chart(i)) for i in (0, 4, 8)]
+    collected = FeatureCollector(5, tmp_path)  # room for more than it gets
+    light = [collected.add(f) for f in features]
+    assert all(f.thumb == f.descriptors == b"" and f.width == 800 for f in light)  # the caller keeps the small part
+    got, want = collected.finish(), stack_features(features)
+    assert np.array_equal(got.thumbs, want.thumbs) and np.array_equal(got.descriptors, want.descriptors)
+    for field in ("col_profile", "row_profile", "ink", "grey"):
+        assert np.array_equal(getattr(got.prepared, field), getattr(want.prepared, field))
+    full = FeatureCollector(1, tmp_path)
+    full.add(features[0])
+    with pytest.raises(ValueError, match="more than the 1 images"):
+        full.add(features[1])
+    full.discard()

@@ -14,6 +14,7 @@ workspace folder one would pass to ``run``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -51,6 +52,9 @@ def run_cmd(
                                             "features, resnet18 (alias torchvision), llm:SPEC, or none.")] = "auto",
     executor: Annotated[str, typer.Option("--executor", help="Where images are hashed and classified: local "
                                           "processes, or ray / ray:ADDRESS.")] = "local",
+    review_html: Annotated[Path | None, typer.Option(
+        "--review-html", help="Also write a page showing each near-duplicate cluster side by side (kept figure, "
+                              "dropped figures, scores, the `zuhyo decide` command to overrule a drop).")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Run the filter stage: file checks, minimum resolution, near duplicates, chart check; re-runnable."""
@@ -59,8 +63,14 @@ def run_cmd(
 
         report = run_filter(w, min_side=min_side, min_pixels=min_pixels, min_score=min_score,
                             classifier=classifier, executor=executor, on_start=on_start, on_item=on_item)
+        review_clusters = None
+        if review_html is not None:
+            from zuhyo.construct.filter.review import write_review_html
+
+            review_clusters = write_review_html(w, review_html)
     if json_out:
-        emit_json(report.model_dump(mode="json"))
+        emit_json({**report.model_dump(mode="json"),
+                   **({"review_html": str(review_html)} if review_html is not None else {})})
         return
     from rich.markup import escape
 
@@ -74,6 +84,9 @@ def run_cmd(
     console.print(f"  chart check: {escape(report.chart_check)}", highlight=False, soft_wrap=True)
     console.print(f"  review: zuhyo figures {escape(str(ws))} --stage filter --json; overturn: zuhyo decide "
                   f"{escape(str(ws))} FIGURE keep|drop --reason ...", highlight=False, soft_wrap=True)
+    if review_html is not None:
+        console.print(f"  review page: {escape(str(review_html))} ({review_clusters} clusters)", highlight=False,
+                      soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -60,6 +60,11 @@ class Comparison:
     """Pixels of misalignment forgiven: a pixel matches the range of the aligned pixels this close to it."""
     min_ink: float = 0.02
     """The differing pixels are counted against the ink, at least this share of the body."""
+    grey_chroma: int = 16
+    """Channel spread (0-255) above which a pixel has colour (see :attr:`grey_share`)."""
+    grey_share: float = 0.002
+    """An image is grey when at most this share of its pixels has colour; a pair with a grey image is compared on
+    luma, so a copy converted to greyscale matches its colour original."""
 
 
 @dataclass(frozen=True)
@@ -73,10 +78,12 @@ class Prepared:
     """(n, side) float32: row means of the luma."""
     ink: np.ndarray
     """(n,) int64: body pixels off the background (the body's median colour) by more than the residual level."""
+    grey: np.ndarray
+    """(n,) bool: the image has (almost) no colour - a pair with a grey image is compared on luma alone."""
 
     def take(self, index: np.ndarray) -> Prepared:
         """The rows ``index``, in that order."""
-        return Prepared(self.col_profile[index], self.row_profile[index], self.ink[index])
+        return Prepared(self.col_profile[index], self.row_profile[index], self.ink[index], self.grey[index])
 
 
 def prepare(thumbs: np.ndarray, cmp: Comparison = Comparison(), batch: int = 512) -> Prepared:
@@ -87,6 +94,7 @@ def prepare(thumbs: np.ndarray, cmp: Comparison = Comparison(), batch: int = 512
     top = round(cmp.title_band * side)
     cols, rows = np.empty((n, side), dtype=np.float32), np.empty((n, side), dtype=np.float32)
     ink = np.empty(n, dtype=np.int64)
+    grey = np.empty(n, dtype=bool)
     for s in range(0, n, batch):
         t = np.asarray(thumbs[s:s + batch])
         g = luma(t.astype(np.float32))
@@ -99,7 +107,11 @@ def prepare(thumbs: np.ndarray, cmp: Comparison = Comparison(), batch: int = 512
         # several times slower
         most = np.maximum(np.maximum(off[..., 0], off[..., 1]), off[..., 2])
         ink[s:s + batch] = (most > cmp.residual_level).sum(axis=(1, 2))
-    return Prepared(cols, rows, ink)
+        c = t.astype(np.int16)
+        chroma = np.maximum(np.maximum(np.abs(c[..., 0] - c[..., 1]), np.abs(c[..., 1] - c[..., 2])),
+                            np.abs(c[..., 0] - c[..., 2]))
+        grey[s:s + batch] = (chroma > cmp.grey_chroma).mean(axis=(1, 2)) <= cmp.grey_share
+    return Prepared(cols, rows, ink, grey)
 
 
 @dataclass(frozen=True)
@@ -188,9 +200,10 @@ def best_windows(pa: np.ndarray, pb: np.ndarray, max_crop: float) -> tuple[np.nd
 
 
 def compare(ta: np.ndarray, tb: np.ndarray, x0: float, w: float, y0: float, h: float, ink_b: int,
-            cmp: Comparison = Comparison()) -> tuple[float, int]:
+            cmp: Comparison = Comparison(), grey: bool = False) -> tuple[float, int]:
     """(score, solid difference) of ``tb`` against the window ``x0..x0+w`` across, ``y0..y0+h`` down (pixel
-    centres) of ``ta`` (both side x side x 3 uint8), ``ink_b`` being ``tb``'s :attr:`Prepared.ink`."""
+    centres) of ``ta`` (both side x side x 3 uint8), ``ink_b`` being ``tb``'s :attr:`Prepared.ink`; with ``grey``
+    both are compared on their luma."""
     import cv2
     import numpy as np
 
@@ -198,8 +211,12 @@ def compare(ta: np.ndarray, tb: np.ndarray, x0: float, w: float, y0: float, h: f
     top = round(cmp.title_band * side)
     kernel = np.ones((2 * cmp.tolerance + 1, 2 * cmp.tolerance + 1), dtype=np.uint8)
     # Four channels: OpenCV's vectorised paths are several times faster for them than for three.
-    a4 = cv2.cvtColor(np.ascontiguousarray(ta), cv2.COLOR_RGB2RGBA)
-    b4 = cv2.cvtColor(np.ascontiguousarray(tb), cv2.COLOR_RGB2RGBA)
+    if grey:  # ITU-R 601 luma, as Pillow's convert("L") makes a greyscale copy
+        a4 = cv2.cvtColor(cv2.cvtColor(np.ascontiguousarray(ta), cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGBA)
+        b4 = cv2.cvtColor(cv2.cvtColor(np.ascontiguousarray(tb), cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGBA)
+    else:
+        a4 = cv2.cvtColor(np.ascontiguousarray(ta), cv2.COLOR_RGB2RGBA)
+        b4 = cv2.cvtColor(np.ascontiguousarray(tb), cv2.COLOR_RGB2RGBA)
     to_a = np.array([[w / (side - 1), 0.0, x0], [0.0, h / (side - 1), y0]])
     window = cv2.warpAffine(a4, to_a, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                             borderMode=cv2.BORDER_REPLICATE)
@@ -224,5 +241,6 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
     y0, h = best_windows(prep.row_profile[ia], prep.row_profile[ib], cmp.max_crop)
     scores, solids = np.zeros(len(ia)), np.zeros(len(ia), dtype=np.int64)
     for q, (a, b) in enumerate(zip(ia.tolist(), ib.tolist(), strict=True)):
-        scores[q], solids[q] = compare(thumbs[a], thumbs[b], x0[q], w[q], y0[q], h[q], int(prep.ink[b]), cmp)
+        scores[q], solids[q] = compare(thumbs[a], thumbs[b], x0[q], w[q], y0[q], h[q], int(prep.ink[b]), cmp,
+                                       grey=bool(prep.grey[a] or prep.grey[b]))
     return scores, solids

@@ -5,8 +5,10 @@ A plain perceptual hash cannot do this alone: charts of one kind and style hash 
 pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with precision 0.0006, issue 10
 "Performance"). So, per image (one decode, :func:`image_features`, in the executor's workers):
 
-* a 128x128 colour thumbnail of the whole image (the verification input; colour matters: two pies of one palette
-  differ in hue where their grey levels agree), the 64-bit DCT perceptual hash of it (the algorithm of
+* a 128x128 colour thumbnail of the image without its uniform borders (:func:`content_box`: a padded or framed
+  copy shows its original's content) - the verification input; colour matters (two pies of one palette differ
+  in hue where their grey levels agree), except that a pair with a grey image is compared on luma (a greyscale
+  copy) - the 64-bit DCT perceptual hash of it (the algorithm of
   ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses),
 * descriptors: the thumbnail's body (the title band at the top left out, so a retitled copy still matches)
   averaged to 12x12 and normalised to zero mean and unit length - of the whole image and of nine crop windows
@@ -22,7 +24,8 @@ comparing colours: the score is 1 minus the share of the chart's ink that differ
 misalignment explains, and a pair whose aligned difference contains a solid patch (more than :data:`MAX_SOLID`
 pixels whose 3x3 neighbourhood all differ) fails - a copy that was resized, recompressed, cropped or retitled
 scores near 1 with no solid difference; a chart of the same kind with other data does not. Pairs that pass join
-star clusters (:func:`clusters`).
+star clusters (:func:`clusters`), whose members are then verified against the member kept
+(:mod:`zuhyo.construct.filter.duplicate_groups`).
 
 The driver stacks the features (:func:`stack_features`); the thumbnails go to a memory map that local workers
 read by path.
@@ -56,9 +59,10 @@ centred 5 % crop and 5 % off either end (issue 10 crops 2-8 % per axis at any of
 the rest). Nine windows per image."""
 MAX_SOLID = 3
 """Pixels of solid difference (see :mod:`zuhyo.construct.filter.alignment`) a copy may show after alignment."""
-DEFAULT_NEIGHBOURS = 2
-"""Candidates per image: its nearest originals by crop window (bench/README.md: rank 2 holds every planted
-copy of 5,000 charts)."""
+DEFAULT_NEIGHBOURS = 8
+"""Candidates per image: its nearest originals by crop window. Rank 2 held every planted copy of issue 10's
+5,000 charts, but not of look-alike kinds (tables, pies; issue 22): on the hard corpus's tuning split the true
+pair is outside the nearest 2 / 6 / 12 for 32 / 18 / 12 of 150 copies (bench/README.md)."""
 DEFAULT_MAX_DESCRIPTOR_DISTANCE = 1.2
 """Bound on a candidate's descriptor distance (projected): a loose one - on 5,000 charts any bound from 0.8 up
 leaves the candidates unchanged, and 0.6 still keeps every planted copy."""
@@ -86,6 +90,8 @@ class ImageFeatures:
     """THUMB float32: its row profile."""
     ink: int
     """Its body pixels off the background."""
+    grey: bool = False
+    """It has (almost) no colour (:attr:`Prepared.grey <zuhyo.construct.filter.alignment.Prepared>`)."""
 
 
 def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFeatures:
@@ -103,7 +109,7 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
     return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes(),
                          descriptors=descriptors(rgb[None])[0].tobytes(),
                          col_profile=prep.col_profile[0].tobytes(), row_profile=prep.row_profile[0].tobytes(),
-                         ink=int(prep.ink[0]))
+                         ink=int(prep.ink[0]), grey=bool(prep.grey[0]))
 
 
 def thumbnail(im: Image | PngPixels) -> np.ndarray:
@@ -144,7 +150,8 @@ def _opencv_one_thread() -> Iterator[None]:
 
 
 def _shrink(pixels: np.ndarray) -> np.ndarray:
-    """(THUMB, THUMB, channels): ``pixels`` (h, w, 3 or 4 uint8) area-averaged (see :func:`thumbnail`)."""
+    """(THUMB, THUMB, channels): ``pixels`` (h, w, 3 or 4 uint8) area-averaged (see :func:`thumbnail`), its
+    uniform borders trimmed (:func:`content_box`)."""
     import cv2
 
     with _opencv_one_thread():
@@ -152,7 +159,58 @@ def _shrink(pixels: np.ndarray) -> np.ndarray:
         while h // 2 >= 2 * THUMB and w // 2 >= 2 * THUMB:
             pixels = cv2.resize(pixels[:h - h % 2, :w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
             h, w = pixels.shape[:2]
-        return cv2.resize(pixels, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+        first = cv2.resize(pixels, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+        top, bottom, left, right = content_box(first)
+        if (top, bottom, left, right) == (0, THUMB, 0, THUMB):
+            return first
+        sy, sx = h / THUMB, w / THUMB
+        box = pixels[round(top * sy):max(round(bottom * sy), round(top * sy) + 1),
+                     round(left * sx):max(round(right * sx), round(left * sx) + 1)]
+        return cv2.resize(box, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+
+
+def content_box(thumb: np.ndarray, level: int = 24, outliers: float = 0.01, ends: float = 0.04,
+                least: float = 0.3) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right), end exclusive: ``thumb`` (h x w x channels uint8) without its uniform borders.
+
+    A row (column) is uniform when at most ``outliers`` of its pixels (its ``ends`` at either end left out) lie
+    more than ``level`` from their mean colour; leading and trailing uniform rows, then columns, are cut, and again
+    until nothing changes (padding of one colour around a figure's own white margin: once the padding's columns
+    are gone, the margin's rows are uniform). So a copy padded, framed or given a tinted margin is trimmed to the
+    same content as its original, which is trimmed too. Nothing is cut when less than ``least`` of a side would
+    remain (a blank image). A thin frame line is left out by ``ends``; a thick frame of one colour around a
+    padding of another is not trimmed (each layer's lines cross the other's)."""
+    import numpy as np
+
+    h, w = thumb.shape[:2]
+    px = thumb.astype(np.int16)  # alpha too: a transparent border is uniform in all four channels
+    top, bottom, left, right = 0, h, 0, w
+
+    def uniform(region: np.ndarray, axis: int) -> np.ndarray:
+        # The lines' ends are left out of the test: a thin frame of another colour across them (the columns of
+        # a frame in a row of the padding inside it) would keep every line from being uniform.
+        length = region.shape[axis]
+        cut = int(length * ends)
+        inner = region[cut:length - cut] if axis == 0 else region[:, cut:length - cut]
+        mean = inner.mean(axis=axis, keepdims=True)
+        far = np.abs(inner - mean).max(axis=2) > level
+        return np.asarray(far.mean(axis=axis) <= outliers)
+
+    def span(flags: np.ndarray) -> tuple[int, int]:
+        inner = np.flatnonzero(~flags)
+        return (0, len(flags)) if len(inner) == 0 else (int(inner[0]), int(inner[-1]) + 1)
+
+    for _ in range(4):
+        before = (top, bottom, left, right)
+        a, b = span(uniform(px[top:bottom, left:right], 1))
+        top, bottom = top + a, top + b
+        a, b = span(uniform(px[top:bottom, left:right], 0))
+        left, right = left + a, left + b
+        if (top, bottom, left, right) == before:
+            break
+    if bottom - top < least * h or right - left < least * w:
+        return 0, h, 0, w
+    return top, bottom, left, right
 
 
 @dataclass(frozen=True)
@@ -160,7 +218,7 @@ class FeatureArrays:
     """Many images' features as arrays, indexed like the features they came from (:func:`stack_features`)."""
 
     thumbs: np.ndarray
-    """(n, THUMB, THUMB, 3) uint8, a memory map (:func:`thumbs_array`)."""
+    """(n, THUMB, THUMB, 3) uint8, a memory map (:func:`zuhyo.construct.filter.feature_store.thumbs_array`)."""
     descriptors: np.ndarray
     """(n, 1 + len(CROP_WINDOWS)**2, DESC*DESC) float32."""
     prepared: Prepared
@@ -168,7 +226,8 @@ class FeatureArrays:
 
 def stack_features(features: Sequence[ImageFeatures], tmp_dir: Path | None = None) -> FeatureArrays:
     """The features' arrays, computed by the workers that decoded the images, stacked in the driver (the
-    thumbnails' file in ``tmp_dir``: :func:`thumbs_array`)."""
+    thumbnails' file in ``tmp_dir``: :func:`zuhyo.construct.filter.feature_store.thumbs_array`). The filter stage
+    collects them batch by batch instead (:class:`zuhyo.construct.filter.feature_store.FeatureCollector`)."""
     import numpy as np
 
     from zuhyo.construct.filter.alignment import Prepared
@@ -182,7 +241,10 @@ def stack_features(features: Sequence[ImageFeatures], tmp_dir: Path | None = Non
         return out
 
     prepared = Prepared(stacked("col_profile", (THUMB,)), stacked("row_profile", (THUMB,)),
-                        np.array([f.ink for f in features], dtype=np.int64))
+                        np.array([f.ink for f in features], dtype=np.int64),
+                        np.array([f.grey for f in features], dtype=bool))
+    from zuhyo.construct.filter.feature_store import thumbs_array
+
     return FeatureArrays(thumbs_array(features, tmp_dir), stacked("descriptors", (windows, DESC * DESC)), prepared)
 
 
@@ -196,37 +258,6 @@ def dct_hash(thumb: np.ndarray) -> int:
     coeffs = dct(dct(small, axis=0, norm="ortho"), axis=1, norm="ortho")[:8, :8]
     bits = (coeffs > np.median(coeffs)).ravel()
     return int.from_bytes(np.packbits(bits).tobytes(), "big")
-
-
-def thumbs_array(features: Sequence[ImageFeatures], tmp_dir: Path | None = None) -> np.ndarray:
-    """(n, THUMB, THUMB, 3) uint8: the features' thumbnails, in a read-only memory map of a temporary ``.npy``
-    file (removed when the array is collected): the driver holds no second copy in memory, and local workers read
-    the thumbnails of their pairs from the file (:func:`verified_pairs`). The file is written sequentially, then
-    mapped: filling a writable map page by page took ~6x longer (2.1 s against 0.35 s for 20,000 thumbnails).
-    The file lies in ``tmp_dir`` (the filter stage passes the workspace's scratch folder, swept after a kill)."""
-    import os
-    import tempfile
-    import weakref
-
-    import numpy as np
-
-    if not features:
-        return np.empty((0, THUMB, THUMB, 3), dtype=np.uint8)
-    fd, path = tempfile.mkstemp(prefix="zuhyo-thumbs-", suffix=".npy", dir=tmp_dir)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.lib.format.write_array_header_1_0(
-                f, {"descr": "|u1", "fortran_order": False, "shape": (len(features), THUMB, THUMB, 3)})
-            for feature in features:
-                if len(feature.thumb) != THUMB * THUMB * 3:
-                    raise ValueError(f"a thumbnail of {len(feature.thumb)} bytes, not {THUMB}x{THUMB}x3")
-                f.write(feature.thumb)
-        out = np.load(path, mmap_mode="r")
-    except BaseException:
-        os.unlink(path)
-        raise
-    weakref.finalize(out, os.unlink, path)
-    return out
 
 
 @functools.lru_cache(maxsize=64)
@@ -271,12 +302,12 @@ def descriptors(thumbs: np.ndarray, batch: int = 500) -> np.ndarray:
 
 
 def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
-                    max_distance: float = DEFAULT_MAX_DESCRIPTOR_DISTANCE) -> np.ndarray:
+                    max_distance: float = DEFAULT_MAX_DESCRIPTOR_DISTANCE, batch: int = 5000) -> np.ndarray:
     """(m, 2) index pairs i < j: for each image j, the ``neighbours`` images i one of whose crop windows lies
     nearest to j's whole-image descriptor (within ``max_distance``, Euclidean on unit descriptors) - a copy
     cropped 2-8 % shows about one of the windows of its original. Searched in a k-d tree of the whole-image
     descriptors over a PCA projection (``scipy.spatial.cKDTree``, approximate within a factor 2: n log n, never
-    all pairs), queried with every window."""
+    all pairs), queried with every window, ``batch`` images at a time."""
     import numpy as np
     from scipy.spatial import cKDTree
 
@@ -289,19 +320,24 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
     _, _, vt = np.linalg.svd(sample, full_matrices=False)
     basis = np.ascontiguousarray(vt[:_PCA_DIMS].T)
     tree = cKDTree((whole - centre) @ basis)
-    k = min(2, n)
-    queries = (crops.reshape(-1, crops.shape[2]) - centre) @ basis
-    dist, hit = tree.query(queries, k=k, eps=1.0, distance_upper_bound=max_distance, workers=-1)
-    owner = np.repeat(np.arange(n), crops.shape[1] * k)
-    i, j, d = owner, hit.ravel(), dist.ravel()
-    ok = (j < n) & (j != i)
-    i, j, d = i[ok], j[ok], d[ok]
-    order = np.lexsort((d, i, j))  # by j, then i, nearest first
-    i, j, d = i[order], j[order], d[order]
-    first = np.ones(len(i), dtype=bool)
-    first[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1])
-    i, j, d = i[first], j[first], d[first]
-    order = np.lexsort((d, j))
+    k = min(max(2, neighbours), n)
+    found_i, found_j, found_d = [], [], []
+    for s in range(0, n, batch):  # in batches of images: the queries of 100,000 images at once would take ~1 GB
+        part = crops[s:s + batch]
+        queries = (part.reshape(-1, part.shape[2]) - centre) @ basis
+        dist, hit = tree.query(queries, k=k, eps=1.0, distance_upper_bound=max_distance, workers=-1)
+        i, j, d = np.repeat(np.arange(s, s + len(part)), part.shape[1] * k), hit.ravel(), dist.ravel()
+        ok = (j < n) & (j != i)
+        i, j, d = i[ok], j[ok], d[ok]
+        order = np.lexsort((d, i, j))  # by j, then i, nearest first: the nearest window of each (i, j)
+        i, j, d = i[order], j[order], d[order]
+        first = np.ones(len(i), dtype=bool)
+        first[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1])
+        found_i.append(i[first])
+        found_j.append(j[first])
+        found_d.append(d[first])
+    i, j, d = np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_d)
+    order = np.lexsort((i, d, j))  # by j, nearest first, then by i
     i, j = i[order], j[order]
     starts = np.r_[0, np.flatnonzero(j[1:] != j[:-1]) + 1] if len(j) else np.empty(0, dtype=np.int64)
     rank = np.arange(len(j)) - np.repeat(starts, np.diff(np.r_[starts, len(j)]))
@@ -382,7 +418,8 @@ def verified_pairs(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = 
     """The candidate pairs whose verification score reaches ``min_score``; with ``executor`` the pairs are
     scored in chunks (at most ``chunk`` pairs, at least 16 chunks when there are enough pairs) through
     :func:`zuhyo.construct.executor.map_items`. Local workers read the thumbnails from ``arrays.thumbs``' file when
-    it is a memory map (:func:`thumbs_array`); otherwise each chunk carries the thumbnails it needs, sixteen
+    it is a memory map (:class:`zuhyo.construct.filter.feature_store.ThumbnailFile`); otherwise each chunk carries
+    the thumbnails it needs, sixteen
     chunks per map at most in flight."""
     import numpy as np
 

@@ -4,8 +4,10 @@ In order, over every figure of the workspace:
 
 1. file checks and a minimum resolution (:mod:`checks`; HakushoBench §3.1, DomainCQA §4.1);
 2. near duplicates among the figures that passed (:mod:`near_duplicates`): in each cluster the best member is
-   kept - the largest, then the latest year / edition, then the first collected - and the others are dropped
-   with the reason ``near duplicate of figure N`` and the evidence (descriptor distance, verification score);
+   kept - the largest, then the latest year / edition, then the first collected - and the others that verify
+   against it (:mod:`duplicate_groups`) are dropped with the reason ``near duplicate of figure N`` and the
+   evidence (``duplicate_of`` id and sha256, verification score, solid difference, descriptor distance); the
+   features are collected batch by batch in bounded memory (:mod:`feature_store`);
 3. chart/table vs. not on the survivors, through :func:`zuhyo.construct.filter.chart_classifier.run_chart_check`
    when a classifier is given or (``auto``) the workspace has a trained one.
 
@@ -19,7 +21,7 @@ collected since the last run are hashed and clustered with all the others.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -35,14 +37,15 @@ from zuhyo.construct.filter.checks import (
     inspect_image,
     resolution_problem,
 )
+from zuhyo.construct.filter.feature_store import FeatureCollector
 from zuhyo.construct.filter.near_duplicates import (
     DEFAULT_MIN_SCORE,
+    FeatureArrays,
     ImageFeatures,
     candidate_pairs,
-    clusters,
-    stack_features,
+    descriptor_distance,
+    score_pairs,
     verified_pairs,
-    verify_pair,
 )
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.records import record_decision, record_error, resolve_error
@@ -105,8 +108,11 @@ def _read(ws: Workspace, sha: str) -> bytes | None:
 
 
 def inspect_all(ws: Workspace, shas: list[str], executor: str,
-                on_item: Callable[[str, str], None] | None = None) -> list[ImageFeatures | Unreadable | ItemError]:
-    """:func:`checks.inspect_image` of each image (by sha256), mapped on ``executor`` in batches."""
+                on_item: Callable[[str, str], None] | None = None,
+                keep: Callable[[ImageFeatures], ImageFeatures] | None = None
+                ) -> list[ImageFeatures | Unreadable | ItemError]:
+    """:func:`checks.inspect_image` of each image (by sha256), mapped on ``executor`` in batches; ``keep`` is
+    applied to each image's features, in order, as its batch comes back (what the result holds of them)."""
     out: list[ImageFeatures | Unreadable | ItemError] = []
     for start in range(0, len(shas), BATCH):
         chunk = shas[start:start + BATCH]
@@ -116,7 +122,8 @@ def inspect_all(ws: Workspace, shas: list[str], executor: str,
                 outcome = "error" if isinstance(result, ItemError | Unreadable) else "ok"
                 on_item(chunk[i], outcome)
 
-        out.extend(map_items(inspect_image, [_read(ws, sha) for sha in chunk], executor=executor, progress=progress))
+        results = map_items(inspect_image, [_read(ws, sha) for sha in chunk], executor=executor, progress=progress)
+        out.extend(keep(r) if keep is not None and isinstance(r, ImageFeatures) else r for r in results)
     return out
 
 
@@ -129,42 +136,53 @@ def _neg_text(text: str) -> tuple[int, ...]:
     return tuple(-ord(c) for c in text)
 
 
-def near_duplicate_decisions(figures: list[FigureRow], features: dict[str, ImageFeatures],
-                             min_score: float = DEFAULT_MIN_SCORE, executor: str | None = None,
-                             tmp_dir: Path | None = None) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
-    """Drops (figure id -> (reason, evidence)) for every non-best member of each near-duplicate cluster, and the
-    number of clusters. Figures sharing one image (same sha256) are duplicates without verification."""
-    import numpy as np
+def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, min_score: float = DEFAULT_MIN_SCORE,
+                             executor: str | None = None) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
+    """Drops (figure id -> (reason, evidence)) for every non-best member of each near-duplicate cluster, each
+    verified against the figure kept (:func:`zuhyo.construct.filter.duplicate_groups.resolve_groups`), and the
+    number of clusters. Figures sharing one image (same sha256) are duplicates without verification. ``arrays``
+    holds the features of the figures' images, indexed in the order of their sha256."""
+    from zuhyo.construct.filter.duplicate_groups import resolve_groups
 
     shas = sorted({f.sha256 for f in figures})
     index = {sha: i for i, sha in enumerate(shas)}
-    arrays = stack_features([features[sha] for sha in shas], tmp_dir)
-    thumbs, desc = arrays.thumbs, arrays.descriptors
-    pairs = verified_pairs(arrays, candidate_pairs(desc), min_score, executor)
-    by_pair = {(p.i, p.j): p for p in pairs}
+    if len(arrays.descriptors) != len(shas):
+        raise ValueError(f"features of {len(arrays.descriptors)} images for {len(shas)}")
+    pairs = verified_pairs(arrays, candidate_pairs(arrays.descriptors), min_score, executor)
     members: dict[int, list[FigureRow]] = {}
-    for f in figures:
+    for f in sorted(figures, key=_best_first):
         members.setdefault(index[f.sha256], []).append(f)
-    groups = [g for g in clusters(len(shas), pairs)]
-    grouped = {i for g in groups for i in g}
-    groups += [[i] for i, fs in members.items() if len(fs) > 1 and i not in grouped]
+    best_rank = {i: k for k, i in enumerate(members)}  # images by their best figure, best first
+    rank = [best_rank[i] for i in range(len(shas))]
+
+    def score_now(todo: Any) -> Any:
+        return score_pairs(arrays.thumbs, arrays.prepared, todo)
+
+    groups = resolve_groups(len(shas), pairs, rank, score_now, min_score)
     drops: dict[int, tuple[str, dict[str, Any]]] = {}
-    for group in groups:
-        ranked = sorted((f for i in group for f in members[i]), key=_best_first)
-        best = ranked[0]
-        bi = index[best.sha256]
-        for f in ranked[1:]:
-            fi = index[f.sha256]
-            if fi == bi:
-                evidence: dict[str, Any] = {"of": best.id, "identical": True, "score": 1.0, "distance": 0.0}
-            else:
-                p = by_pair.get((min(bi, fi), max(bi, fi)))
-                score = p.score if p is not None else round(verify_pair(thumbs[bi], thumbs[fi]), 4)
-                distance = float(np.linalg.norm(desc[bi] - desc[fi]))
-                evidence = {"of": best.id, "identical": False, "score": score, "distance": round(distance, 4),
-                            "linked": "directly" if p is not None else "through other members"}
-            drops[f.id] = (f"near duplicate of figure {best.id}", evidence)
-    return drops, len(groups)
+
+    def drop(f: FigureRow, best: FigureRow, evidence: dict[str, Any]) -> None:
+        reason = f"near duplicate of figure {best.id}"
+        drops[f.id] = (reason, {"of": best.id, "duplicate_of": {"id": best.id, "sha256": best.sha256},
+                                "reason": reason, **evidence})
+
+    linked = set()
+    for links in groups:
+        best = members[links[0].kept][0]
+        for link in links:
+            linked.add(link.dropped)
+            for f in members[link.dropped]:
+                drop(f, best, {"identical": False, "score": link.score, "solid": link.solid,
+                               "distance": round(descriptor_distance(arrays.descriptors, link.kept, link.dropped), 4),
+                               "linked": "directly" if link.verified == "candidate" else "verified against kept"})
+    for fs in members.values():  # the other figures of a kept image (or of any image) with the same bytes
+        if fs[0].id in drops:
+            continue
+        for f in fs[1:]:
+            drop(f, fs[0], {"identical": True, "score": 1.0, "distance": 0.0})
+    clustered = {links[0].kept for links in groups}
+    count = len(groups) + sum(1 for i, fs in members.items() if len(fs) > 1 and i not in clustered | linked)
+    return drops, count
 
 
 def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: int = DEFAULT_MIN_PIXELS,
@@ -186,25 +204,40 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
         shas = sorted({f.sha256 for f in figures})
         if on_start is not None:
             on_start(len(shas))
-        results = dict(zip(shas, inspect_all(ws, shas, executor, on_item), strict=True))
-        wanted: dict[int, tuple[str, str, dict[str, Any]]] = {}
-        passed: list[FigureRow] = []
-        errors: list[tuple[FigureRow, str]] = []
-        for f in figures:
-            r = results[f.sha256]
-            if isinstance(r, ItemError):
-                errors.append((f, r.error))
-            elif isinstance(r, Unreadable):
-                wanted[f.id] = ("drop", f"unreadable: {r.reason}", {"check": UNREADABLE})
-            elif (problem := resolution_problem(r.width, r.height, min_side, min_pixels)) is not None:
-                wanted[f.id] = ("drop", problem, {"check": LOW_RESOLUTION, "width": r.width, "height": r.height})
-            else:
-                f.width, f.height = r.width, r.height  # the image's true size ranks cluster members
-                passed.append(f)
-        features = {sha: r for sha, r in results.items() if isinstance(r, ImageFeatures)}
+        # Each image's thumbnail goes to a file as its batch comes back, when the image will be compared (it passed
+        # the file and resolution checks); the results keep the small features only (issue 22: bounded memory).
         with scratch_dir(ws.root, "filter-") as tmp:  # the thumbnails' file: removed, or swept after a kill
-            drops, report.clusters = (near_duplicate_decisions(passed, features, min_score, executor, tmp)
+            collected = FeatureCollector(len(shas), tmp)
+
+            def keep(r: ImageFeatures) -> ImageFeatures:
+                if resolution_problem(r.width, r.height, min_side, min_pixels) is None:
+                    return collected.add(r)
+                return replace(r, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"")
+
+            try:
+                results = dict(zip(shas, inspect_all(ws, shas, executor, on_item, keep), strict=True))
+            except BaseException:
+                collected.discard()
+                raise
+            wanted: dict[int, tuple[str, str, dict[str, Any]]] = {}
+            passed: list[FigureRow] = []
+            errors: list[tuple[FigureRow, str]] = []
+            for f in figures:
+                r = results[f.sha256]
+                if isinstance(r, ItemError):
+                    errors.append((f, r.error))
+                elif isinstance(r, Unreadable):
+                    wanted[f.id] = ("drop", f"unreadable: {r.reason}", {"check": UNREADABLE})
+                elif (problem := resolution_problem(r.width, r.height, min_side, min_pixels)) is not None:
+                    wanted[f.id] = ("drop", problem, {"check": LOW_RESOLUTION, "width": r.width, "height": r.height})
+                else:
+                    f.width, f.height = r.width, r.height  # the image's true size ranks cluster members
+                    passed.append(f)
+            del results
+            arrays = collected.finish()  # indexed like the passed images' sha256, sorted
+            drops, report.clusters = (near_duplicate_decisions(passed, arrays, min_score, executor)
                                       if passed else ({}, 0))
+            del arrays
         for f in passed:
             if f.id in drops:
                 reason, evidence = drops[f.id]

@@ -115,14 +115,25 @@ def list_figures(ws: Workspace, stage: str | None = None, decision: str | None =
             query = query.distinct()
         rows = list(s.scalars(query))
         decided = _decisions_by_figure(s)
+        in_stage = ({} if stage is None else
+                    {d.figure_id: d for d in s.scalars(_current_decisions().where(DecisionRow.stage == stage))})
     out = []
     for row in rows:
         fig = figure_from_row(row)
         d = decided.get(row.id, {})
-        out.append({"id": fig.id, "sha256": fig.sha256, "caption": fig.caption, "figure_number": fig.figure_number,
-                    "page_url": fig.page_url, "paper_id": fig.paper_id, "locator": fig.locator,
-                    "document_id": fig.document_id, "width": fig.width, "height": fig.height,
-                    "status": figure_status(d), "decisions": d})
+        entry: dict[str, Any] = {
+            "id": fig.id, "sha256": fig.sha256, "caption": fig.caption, "figure_number": fig.figure_number,
+            "page_url": fig.page_url, "paper_id": fig.paper_id, "locator": fig.locator, "document_id": fig.document_id,
+            "width": fig.width, "height": fig.height, "status": figure_status(d), "decisions": d}
+        latest = in_stage.get(row.id)
+        if latest is not None:  # why, by whom, on what evidence; a near duplicate names the figure it duplicates
+            evidence = dict(latest.evidence or {})
+            entry["decision"] = {"decision": latest.decision, "reason": latest.reason,
+                                 "decided_by": latest.decided_by, "evidence": evidence}
+            if "duplicate_of" in evidence:
+                entry["duplicate_of"] = {**evidence["duplicate_of"], "score": evidence.get("score"),
+                                         "reason": latest.reason}
+        out.append(entry)
     return out
 
 

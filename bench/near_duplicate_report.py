@@ -1,0 +1,138 @@
+"""Near-duplicate detection on `bench/hard_corpus.py`'s corpus (issue 22): recall, precision and hard negatives
+merged, overall, for tuned and held-out kinds, per kind and per transform - zuhyo's filter and the imagehash
+pHash all-pairs baseline in the same run.
+
+zuhyo runs as ``zuhyo filter`` does (:mod:`zuhyo.construct.filter.near_duplicates` then
+:func:`zuhyo.construct.filter.duplicate_groups.resolve_groups`, the largest image of a cluster kept). Its groups
+are a kept image and the images dropped as its duplicates; its links are (dropped, kept). A copy is found when
+its original is in its group; a hard negative is merged when its original is; a link is
+correct when both ends show one original. The baseline's links are all pairs within Hamming distance 10; a copy
+is found when the pair (copy, original) is among them.
+
+    python bench/near_duplicate_report.py /tmp/zuhyo_hard_heldout [--n 1000] [--min-score 0.86] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from hard_corpus import TUNE_KINDS
+from near_duplicates import _inspect_measured, _peak_rss_mib, run_anchor
+
+
+def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighbours: int | None,
+              star_clusters: bool = False) -> tuple[list[list[int]], dict[str, Any]]:
+    """zuhyo's groups (kept first) and timings; ``star_clusters``: the groups as the filter made them before
+    issue 22 (each star cluster's best member kept, all others dropped), to measure an older tree."""
+    from zuhyo.construct.executor import map_items
+    from zuhyo.construct.filter import near_duplicates as nd
+    score = nd.DEFAULT_MIN_SCORE if min_score is None else min_score
+    t0 = time.perf_counter()
+    measured = map_items(_inspect_measured, datas, executor=executor)
+    feats = [m[0] for m in measured]
+    worker_peak = max(m[1] for m in measured)
+    del measured
+    t1 = time.perf_counter()
+    arrays = nd.stack_features(feats)
+    area = [-(f.width * f.height) for f in feats]
+    del feats
+    kwargs = {} if neighbours is None else {"neighbours": neighbours}
+    cands = nd.candidate_pairs(arrays.descriptors, **kwargs)
+    t2 = time.perf_counter()
+    pairs = nd.verified_pairs(arrays, cands, score, executor=executor)
+    t3 = time.perf_counter()
+    order = sorted(range(len(area)), key=lambda i: (area[i], i))
+    rank = [0] * len(area)
+    for k, i in enumerate(order):
+        rank[i] = k
+    if star_clusters:  # as the filter did before issue 22: the best member kept, every other member dropped
+        groups = [sorted(g, key=lambda i: rank[i]) for g in nd.clusters(len(datas), pairs)]
+    else:
+        from zuhyo.construct.filter.duplicate_groups import resolve_groups
+
+        resolved = resolve_groups(len(datas), pairs, rank,
+                                  lambda todo: nd.score_pairs(arrays.thumbs, arrays.prepared, todo), score)
+        groups = [[links[0].kept] + [link.dropped for link in links] for links in resolved]
+    t4 = time.perf_counter()
+    return groups, {"hash_s": round(t1 - t0, 2), "candidates_s": round(t2 - t1, 2), "verify_s": round(t3 - t2, 2),
+                    "resolve_s": round(t4 - t3, 2), "total_s": round(t4 - t0, 2), "candidates": len(cands),
+                    "verified": len(pairs), "peak_rss_workers_mib": round(worker_peak)}
+
+
+def evaluate(items: list[dict[str, Any]], found: Any, links: list[tuple[int, int]]) -> dict[str, Any]:
+    """Scores of one method: ``found(a, b)`` says whether items ``a`` and ``b`` were joined; ``links`` are its
+    predicted pairs."""
+    cls = [e.get("original", i) if e["role"] != "negative" else -1 - i for i, e in enumerate(items)]
+    correct = sum(1 for a, b in links if cls[a] == cls[b])
+    by: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for i, e in enumerate(items):
+        if e["role"] == "original":
+            continue
+        hit = int(found(i, e["original"]))
+        split = "tuned kinds" if e["kind"] in TUNE_KINDS else "held-out kinds"
+        for key in ("all", split, f"kind {e['kind']}", *([f"transform {e['transform']}"] if "transform" in e else [])):
+            by[key][e["role"]].append(hit)
+    out: dict[str, Any] = {"links": len(links), "precision": round(correct / len(links), 4) if links else 1.0}
+    for key, roles in sorted(by.items()):
+        copies, negatives = roles.get("copy", []), roles.get("negative", [])
+        out[key] = {"recall": round(sum(copies) / len(copies), 3) if copies else None, "copies": len(copies),
+                    "negatives_merged": round(sum(negatives) / len(negatives), 3) if negatives else None,
+                    "negatives": len(negatives)}
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("corpus", type=Path, help="folder made by bench/hard_corpus.py")
+    p.add_argument("--n", type=int, default=None, help="the first N items (all by default)")
+    p.add_argument("--executor", default="local")
+    p.add_argument("--min-score", type=float, default=None)
+    p.add_argument("--neighbours", type=int, default=None)
+    p.add_argument("--no-anchor", action="store_true")
+    p.add_argument("--star-clusters", action="store_true", help="group as the filter did before issue 22 (to "
+                   "measure an older tree: PYTHONPATH=/path/to/old/src)")
+    p.add_argument("--json", type=Path, default=None, help="write the full result here")
+    args = p.parse_args()
+    items = json.loads((args.corpus / "manifest.json").read_text())["items"][:args.n]
+    datas = [(args.corpus / e["file"]).read_bytes() for e in items]
+    result: dict[str, Any] = {"corpus": str(args.corpus), "n": len(items)}
+    groups, times = run_zuhyo(datas, args.executor, args.min_score, args.neighbours, args.star_clusters)
+    group_of = {i: g for g, members in enumerate(groups) for i in members}
+    links = [(m, g[0]) for g in groups for m in g[1:]]
+    zuhyo = evaluate(items, lambda a, b: a in group_of and group_of.get(b) == group_of[a], links)
+    result["zuhyo"] = {**zuhyo, **times, "peak_rss_driver_mib": round(_peak_rss_mib())}
+    if not args.no_anchor:
+        pred, anchor_times = run_anchor(datas, args.executor)
+        result["anchor pHash H<=10"] = {**evaluate(items, lambda a, b: (min(a, b), max(a, b)) in pred,
+                                                   sorted(pred)), **anchor_times}
+    print(json.dumps({k: v for k, v in result["zuhyo"].items() if not isinstance(v, dict)}))
+    print(markdown(result))
+    if args.json is not None:
+        args.json.write_text(json.dumps(result, indent=1))
+
+
+def markdown(result: dict[str, Any]) -> str:
+    methods = [m for m in result if isinstance(result[m], dict)]
+    keys = sorted({k for m in methods for k, v in result[m].items() if isinstance(v, dict)},
+                  key=lambda k: (k.split()[0] not in ("all", "tuned", "held-out"), k))
+    head = "| slice | " + " | ".join(f"{m} recall | {m} negatives merged" for m in methods) + " | copies / negatives |"
+    rows = [head, "|---|" + "---:|" * (2 * len(methods) + 1)]
+    for k in keys:
+        cells = []
+        for m in methods:
+            v = result[m].get(k, {})
+            cells += [str(v.get("recall")), str(v.get("negatives_merged"))]
+        any_v = result[methods[0]].get(k, {})
+        rows.append(f"| {k} | " + " | ".join(cells) + f" | {any_v.get('copies')} / {any_v.get('negatives')} |")
+    rows.append("| precision (links) | " + " | ".join(f"{result[m]['precision']} ({result[m]['links']} links) | "
+                                                     for m in methods) + " |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    main()
