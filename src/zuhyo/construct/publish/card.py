@@ -147,6 +147,10 @@ def render_card(report: ExportReport, stats: DatasetStatistics, steps: Sequence[
         f"images** ({status}), built with zuhyo from a construction workspace. Images are "
         f"{images}. Split: `{report.split}`.\n",
     ]
+    if report.dry_run:
+        parts.append(f"> **A rehearsal, not data: {report.dry_run} of {report.items} items hold placeholders of the "
+                     "`dry-run` backend** (exported with `--allow-dry-run`, e.g. by `zuhyo demo build`); every such "
+                     "row says `\"dry_run\": true` in `meta_json`. Do not publish or evaluate on it.\n")
     if report.by_status.get("draft"):
         n = report.by_status["draft"]
         parts.append(f"> **{n} {'item is a draft' if n == 1 else 'items are drafts'}** (model-written, not yet "
