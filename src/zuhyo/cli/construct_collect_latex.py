@@ -8,7 +8,15 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import SHOWN_ERRORS, JsonOpt, console, emit_json, print_item_errors, stage_progress
+from zuhyo.cli._common import (
+    SHOWN_ERRORS,
+    JsonOpt,
+    console,
+    emit_json,
+    print_item_errors,
+    result_console,
+    stage_progress,
+)
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 
@@ -34,9 +42,9 @@ def latex_cmd(
         return
     from rich.markup import escape
 
-    console.print(f"{len(report.papers)} papers, {report.figure_environments} figure environments: "
-                  f"{report.figures} figures added ({report.documents} new documents), "
-                  f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
+    result_console.print(f"{len(report.papers)} papers, {report.figure_environments} figure environments: "
+                         f"{report.figures} figures added ({report.documents} new documents), "
+                         f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
     # The reason names the figure or file itself: prefix only the paper.
     print_item_errors([f"{item.file.split(': ', 1)[0]}: {item.reason}" for item in report.error_items])
     for member in report.skipped_members[:SHOWN_ERRORS]:

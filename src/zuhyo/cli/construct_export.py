@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, fail, print_item_errors
+from zuhyo.cli._common import JsonOpt, console, emit_json, fail, print_item_errors, result_console
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 
@@ -86,8 +86,9 @@ def export_cmd(
         emit_json(report.model_dump(mode="json"))
         return
     statuses = ", ".join(f"{n} {k}" for k, n in report.by_status.items())
-    console.print(f"{report.out}: {report.items} QA items ({statuses}), {report.images} images "
-                  f"({report.images_mode}), {len(report.shards)} Parquet shards, card {report.card}", highlight=False)
+    result_console.print(f"{report.out}: {report.items} QA items ({statuses}), {report.images} images "
+                         f"({report.images_mode}), {len(report.shards)} Parquet shards, card {report.card}",
+                         highlight=False)
     if report.dry_run:
         console.print(f"  [yellow]{report.dry_run} items hold dry-run placeholders (--allow-dry-run): a rehearsal, "
                       "not data[/]", highlight=False)
@@ -95,7 +96,7 @@ def export_cmd(
         console.print(f"  [yellow]{report.skipped} items left out (--skip-missing):[/]", highlight=False)
         print_item_errors([f"{f.item} (figure {f.figure_id}): {f.reason}" for f in report.error_items])
     if report.pushed_to:
-        console.print(f"  pushed to {report.pushed_to}", highlight=False)
+        result_console.print(f"  pushed to {report.pushed_to}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
