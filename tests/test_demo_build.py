@@ -50,6 +50,9 @@ def test_demo_build_runs_every_stage_offline_and_exports_a_marked_rehearsal(demo
     assert models == {"dry-run"} and labels == {"dry-run"} and statuses == {"accepted"}
     card = (out / "export" / "README.md").read_text(encoding="utf-8")
     assert f"A rehearsal, not data: {drafted} of {drafted} items hold placeholders" in card
+    # an astro-only export: DomainCQA's categories and CCV, none of HakushoBench's (all-zero) flag or topic tables
+    assert "### Question categories (DomainCQA Table 1)" in card and "### CCV attribute proportions" in card
+    assert "Difficulty flags" not in card and "Topic groups" not in card
     from zuhyo.benchmarks.base import BenchmarkSource, load_benchmark
 
     loaded = load_benchmark("local", BenchmarkSource(path=out / "export"), strict=True)

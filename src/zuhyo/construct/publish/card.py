@@ -1,6 +1,7 @@
 """The dataset card (``README.md``) of an exported dataset: the Hub's YAML header, then what a user must know.
 
-Sections: how to load it, the columns, the statistics tables of ``zuhyo analyze stats`` (with their bar charts),
+Sections: how to load it, the columns, the statistics tables of ``zuhyo analyze stats`` (with their bar charts; one
+section per QA style present, :mod:`zuhyo.construct.publish.card_styles`),
 the sources and their licences, and the construction steps with the counts at each stage (from the workspace's
 own records, :mod:`zuhyo.construct.workspace.stage_counts`). The YAML header carries the licence, task category,
 size category and the ``configs`` entry that points the Hub (and ``datasets.load_dataset(folder)``) at the Parquet
@@ -13,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from zuhyo.construct.publish.hub_columns import HUB_COLUMNS
 from zuhyo.schema import Sample
 
 if TYPE_CHECKING:
@@ -26,7 +28,7 @@ COLUMNS = (
     ("benchmark", "the dataset's name"),
     ("question", "the question"),
     ("answers", "reference answers; the first is the primary one"),
-    ("image_bytes", "the image file's bytes (PNG/JPEG ...), with `--images embed`"),
+    ("image", "the image (a `datasets.Image`: `{bytes, path}`, shown by the Hub's viewer), with `--images embed`"),
     ("image_path", "unused in exports (local file path)"),
     ("image_url", "the image's original URL, with `--images url` (fetch with `zuhyo images fetch`)"),
     ("image_sha256", "SHA-256 of the image file's bytes"),
@@ -36,6 +38,7 @@ COLUMNS = (
     ("meta_json", "everything else of zuhyo's Sample as JSON: image type, difficulty flags, DomainCQA category, "
                   "aspect, axis range and CCV, source (title, URL, caption, citing text, paper, licence), workflow "
                   "metadata (figure, status, revision, drafting model and prompt version)"),
+    *HUB_COLUMNS,
     ("provenance", "the item's chain of human checks as JSON: protocol, origin (person or drafting model), author and "
                    "revisers (pseudonymous ids), each blind verification (answer, verdict, match method rules / llm / "
                    "adjudicated), each review round, the decision and its time"),
@@ -170,12 +173,10 @@ def render_card(report: ExportReport, stats: DatasetStatistics, steps: Sequence[
         f"{stats.questions} questions over {stats.images} distinct images (tables as `zuhyo analyze stats` makes "
         "them; CSV and JSON in `statistics/`).\n",
     ]
+    from zuhyo.construct.publish.card_styles import CardInput, statistics_sections
+
     by_key = {key: (title, path, caption) for key, title, path, caption in plots}
-    for table in stats.tables:
-        parts.append(table.to_markdown())
-        if table.key in by_key:
-            title, path, caption = by_key[table.key]
-            parts.append(f"![{title}]({path})\n\n{caption}\n")
+    parts += statistics_sections(CardInput(samples, stats, by_key))
     parts += ["## Sources and licences\n", src_md]
     if no_license:
         parts.append(f"{len(no_license)} sources have no licence recorded in the workspace; the dataset's licence "

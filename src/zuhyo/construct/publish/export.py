@@ -265,13 +265,15 @@ def _enrich(sample: Sample, fig: FigureRow, doc: Document, src: Source, image_ty
 
 def _write_shards(samples: list[Sample], chains: list[dict[str, Any]], root: Path, split: str,
                   max_shard_mb: float) -> list[str]:
-    """Parquet shards of at most ``max_shard_mb`` (estimated from image bytes and metadata) each, with a
-    ``provenance`` column (each item's chain of checks as JSON, :func:`zuhyo.construct.qa.gates.provenance`)."""
-    from zuhyo.benchmarks.local import write_parquet
+    """Parquet shards of at most ``max_shard_mb`` (estimated from image bytes and metadata) each, in the form the
+    Hub's viewer shows (:mod:`zuhyo.construct.publish.hub_columns`: a ``datasets.Image`` column, category, aspect,
+    flags, CCV and source as columns), with a ``provenance`` column (each item's chain of checks as JSON,
+    :func:`zuhyo.construct.qa.gates.provenance`)."""
+    from zuhyo.construct.publish.hub_columns import write_hub_parquet
     from zuhyo.schema import sample_to_json
 
     limit = max(1.0, max_shard_mb) * 1024 * 1024
-    groups: list[list[tuple[Sample, str]]] = [[]]
+    groups: list[list[tuple[Sample, dict[str, Any]]]] = [[]]
     size = 0.0
     for smp, chain in zip(samples, chains, strict=True):
         est = len(smp.image.data or b"") if smp.image is not None else 0
@@ -279,12 +281,12 @@ def _write_shards(samples: list[Sample], chains: list[dict[str, Any]], root: Pat
         if groups[-1] and size + est > limit:
             groups.append([])
             size = 0.0
-        groups[-1].append((smp, json.dumps(chain, ensure_ascii=False)))
+        groups[-1].append((smp, chain))
         size += est
     names = []
     for i, group in enumerate(groups):
         name = f"{split}-{i:05d}-of-{len(groups):05d}.parquet"
-        write_parquet([smp for smp, _ in group], root / name, extra_columns={"provenance": [c for _, c in group]})
+        write_hub_parquet([smp for smp, _ in group], [c for _, c in group], root / name)
         names.append(name)
     return names
 
