@@ -143,3 +143,22 @@ def test_main_turns_an_optional_module_import_error_into_the_install_hint(monkey
     monkeypatch.setattr(cli, "app", needs_something_else)
     with pytest.raises(ModuleNotFoundError):  # a bug, not a missing extra: the traceback stays
         cli.main()
+
+
+def test_the_connection_breaker_counts_only_failures_to_connect_in_a_row():
+    from zuhyo.models.base import ConnectionBreaker, EndpointUnreachableError, TransientModelError
+
+    breaker = ConnectionBreaker(limit=3)
+    refused = TransientModelError("connection refused", unreachable="http://h/v1")
+    breaker.failed(refused)
+    breaker.failed(refused)
+    breaker.answered()  # a reply in between: the endpoint is there
+    breaker.failed(refused)
+    breaker.failed(TransientModelError("HTTP 503"))  # the server answered: not a failure to connect
+    breaker.failed(refused)
+    breaker.failed(refused)
+    with pytest.raises(EndpointUnreachableError, match="cannot reach http://h/v1: 3 connection attempts"):
+        breaker.failed(refused)
+    with pytest.raises(EndpointUnreachableError):  # later requests stop before trying
+        breaker.check()
+    ConnectionBreaker(limit=0).failed(refused)  # 0: never stops

@@ -39,6 +39,11 @@ def demo_cmd(
     if "report_index" in result:
         results(json_out).print(f"[bold green]report:[/] {result['report_index']}")
     results(json_out).print(f"run sets: {', '.join(result['runs'])}")
+    if model == "ocr":
+        results(json_out).print("note: the OCR baseline is a floor, not a model: it reads the chart's text, so it "
+                                "scores near 0 where answers need reading values off the plot (most of "
+                                "sample-astro); the report's empty bars are such zeros, not missing data. Try "
+                                "--model openai:MODEL@URL for a real model.", highlight=False, soft_wrap=True)
     if json_out:
         emit_json(result)
 

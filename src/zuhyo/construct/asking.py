@@ -44,6 +44,7 @@ class RetryingBackend:
         attempt = 0
         while True:
             attempt += 1
+            self.breaker.check()
             try:
                 async with asyncio.timeout(self.timeout_s):
                     reply = await self.inner.generate(request)

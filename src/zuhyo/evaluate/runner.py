@@ -270,6 +270,7 @@ class InferenceRunner:
         attempt = 0
         while True:
             attempt += 1
+            self.breaker.check()
             t = time.perf_counter()
             try:
                 async with asyncio.timeout(self.config.timeout_s):  # no extra task per request, unlike wait_for

@@ -97,17 +97,28 @@ class ConnectionBreaker:
     def __init__(self, limit: int = 10) -> None:
         self.limit = limit
         self._streak: dict[str, int] = {}
+        self.tripped: EndpointUnreachableError | None = None
+        """The error once raised: later requests stop at :meth:`check` instead of trying again."""
+
+    def check(self) -> None:
+        """Raise the error again once the breaker has tripped (no new request to a dead endpoint)."""
+        if self.tripped is not None:
+            raise self.tripped
 
     def failed(self, error: TransientModelError) -> None:
         """Count ``error`` when it is a failure to connect; raise once an endpoint reaches the limit."""
         url = error.unreachable
-        if url is None or self.limit < 1:
+        if url is None:  # HTTP 429/5xx, a dropped connection: the server is there
+            self.answered()
+            return
+        if self.limit < 1:
             return
         self._streak[url] = self._streak.get(url, 0) + 1
         if self._streak[url] >= self.limit:
-            raise EndpointUnreachableError(
+            self.tripped = EndpointUnreachableError(
                 f"cannot reach {url}: {self._streak[url]} connection attempts in a row failed ({error}); is the "
                 "server running at that address? Check the model spec's URL, then re-run (finished items are kept)")
+            raise self.tripped
 
     def answered(self) -> None:
         """A reply came (any reply, even an HTTP error): the endpoints are reachable."""
