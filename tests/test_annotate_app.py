@@ -634,3 +634,11 @@ def _count_items(ws: Workspace, **where: Any) -> int:
 def _user_id(ws: Workspace, name: str) -> int:
     with ws.db.read() as s:
         return s.scalars(select(UserRow.id).where(UserRow.name == name)).one()
+
+
+def test_the_dashboard_says_none_yet_before_any_verification(app):
+    """Before anyone has verified, the match rate is 'none yet', not Python's None (issue 23)."""
+    dash = Client(app, "root").get("/dashboard")
+    rates = dash.text.split('id="rates"', 1)[1].split("</div>", 1)[0]
+    assert dash.status_code == 200 and "検証の一致率" in rates
+    assert "None" not in rates and "まだありません" in rates

@@ -248,7 +248,7 @@ def test_status_figures_decide_json(ws: Path, tmp_path: Path):
                           (("zz", "drop"), "at least 8 hex digits")]:
         proc = run_cli("decide", str(ws), *args, "--reason", "x", check=False)
         assert proc.returncode == 1 and message in proc.stderr, proc.stderr
-    assert "review" in run_cli("status", str(ws)).stderr
+    assert "review" in run_cli("status", str(ws)).stdout
 
 
 def test_person_overturns_a_stage_decision(ws: Path, tmp_path: Path):

@@ -79,10 +79,13 @@ def test_complexity_by_model_with_reask_error_and_rerun(tmp_path: Path, fake_ser
         assert current_ccvs(w) == {1: (1, 1, 0, 0, 0, 0, 0, 0, 0, 1), 2: (0, 1, 0, 0, 0, 0, 0, 0, 0, 0),
                                    3: (0, 1, 1, 0, 0, 0, 0, 0, 1, 1)}
     requests = server.state.requests
-    again = run_cli_json("complexity", str(ws), "--model", spec)
+    # the re-run asks only the failed figure, which fails again: every item it tried failed, so it exits 1
+    retry = run_cli("complexity", str(ws), "--model", spec, "--json", check=False)
+    assert retry.returncode == 1 and "error: all 1 figures asked failed" in retry.stderr
+    again = json.loads(retry.stdout)
     assert (again["run"]["labelled"], again["run"]["skipped_existing"], again["run"]["errors"]) == (0, 3, 1)
     assert server.state.requests == requests + 3  # only the failed figure was asked again (3 replies)
-    human = run_cli("complexity", str(ws), "--model", spec).stderr
+    human = run_cli("complexity", str(ws), "--model", spec, check=False).stdout  # the table is the result: stdout
     assert "Color Complexity" in human and "100%" in human and "L1 complexity scores: 0: 0, 1: 1" in human
 
 

@@ -166,7 +166,7 @@ def test_astro_drafts_every_category_with_axes_and_loads_as_samples(tmp_path: Pa
     status = run_cli_json("status", str(ws))
     assert status["stages"]["draft"]["errors"] == 0
     human = run_cli("draft", str(ws), "--model", spec, "--style", "astro")
-    assert "11 already drafted" in human.stderr and "0 errors" in human.stderr
+    assert "11 already drafted" in human.stdout and "0 errors" in human.stdout  # the summary is on stdout
 
 
 def test_invalid_json_refusal_timeout_leak_and_duplicate(tmp_path: Path, fake_server):

@@ -89,7 +89,14 @@ def test_accepted_items_load_back_through_local_adapter_parquet_and_card_configs
 
     shards = datasets.load_dataset("parquet", data_files=str(out / "*.parquet"), split="train",
                                    cache_dir=str(tmp_path / "hf-cache"))
-    assert sorted(shards["id"]) == ["qa-1", "qa-2"] and shards[0]["image_bytes"] == store_bytes(ws, 1)
+    # the image is a datasets.Image (the Hub's viewer shows it); category, aspect, CCV, flags are columns
+    assert isinstance(shards.features["image"], datasets.Image)
+    raw = shards.cast_column("image", datasets.Image(decode=False))
+    assert sorted(shards["id"]) == ["qa-1", "qa-2"] and raw[0]["image"]["bytes"] == store_bytes(ws, 1)
+    assert (shards[0]["qa_type"], shards[0]["category"], shards[0]["ccv"], shards[0]["ccv_score"]) == \
+        ("FQA", "Data", [1] + [0] * 9, 1)
+    assert shards[1]["flags"] == ["Multi-hop"] and shards[1]["category"] is None
+    assert shards[1]["source_license"] == "CC BY 4.0" and shards[0]["image_type"] == "Line"
     by_card = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"))
     assert list(by_card) == ["test"] and by_card["test"].num_rows == 2
 
@@ -98,6 +105,9 @@ def test_accepted_items_load_back_through_local_adapter_parquet_and_card_configs
     assert 'license: "cc-by-4.0"' in header and "- visual-question-answering" in header
     assert '- "ja"' in header and 'path: "test-*.parquet"' in header and "- n<1K" in header
     assert "### Image types (HakushoBench Table 2)" in card and "### CCV attribute proportions" in card
+    # one section per style present: this export holds an astro and a hakusho item
+    assert "## DomainCQA style: categories and complexity (1 items)" in card
+    assert "## HakushoBench style: flags, topics and sources (1 items)" in card and "### Difficulty flags" in card
     assert "![Image types (HakushoBench Table 2)](plots/image_types.png)" in card
     assert (out / "plots" / "image_types.png").stat().st_size > 1000
     assert (out / "statistics" / "statistics.json").is_file()
@@ -172,7 +182,7 @@ def test_url_mode_keeps_the_original_url_and_lists_items_without_one(tmp_path: P
     import pyarrow.parquet as pq
 
     rows = pq.read_table(out / doc["shards"][0]).to_pylist()
-    assert [(r["id"], r["image_url"], r["image_sha256"], r["image_bytes"]) for r in rows] == \
+    assert [(r["id"], r["image_url"], r["image_sha256"], r["image"]) for r in rows] == \
         [("qa-1", "https://example.org/fig1.png", sha, None)]
     assert json.loads(rows[0]["meta_json"])["source"]["url"] == "https://example.org/page.html"
     assert "fetch them with `zuhyo images fetch`" in (out / "README.md").read_text(encoding="utf-8")

@@ -203,7 +203,7 @@ def test_min_side_and_min_pixels_options(ws: Path):
 
 
 def test_filter_run_is_the_default_subcommand_and_says_when_chart_check_is_skipped(ws: Path):
-    out = run_cli("filter", "run", str(ws)).stderr
+    out = run_cli("filter", "run", str(ws)).stdout  # the summary is the result: stdout
     assert "chart check: skipped: no trained chart classifier" in out
     assert "figures checked" in out
 

@@ -196,7 +196,7 @@ def test_pipeline_on_generated_papers_from_collect_to_eval_of_the_export(tmp_pat
     assert (sample["n"], sample["pool"], sample["recorded"]) == (4, 8, 4)
     assert sample["tvd_joint"] == pytest.approx(0.0) and sample["tvd_score"] == pytest.approx(0.0)
     assert sample["max_attr_diff"] == pytest.approx(0.0) and sample["random_tvd_joint"] >= sample["tvd_joint"]
-    human = run_cli("sample", str(ws), "--n", "4", "--seed", "3").stderr
+    human = run_cli("sample", str(ws), "--n", "4", "--seed", "3").stdout  # the result: stdout
     assert "4 of 8 charts chosen; joint CCV TVD 0.000" in human and "nothing recorded" in human
 
     # chart abstracts (Algorithm 2): two models agree on each paper's second chart

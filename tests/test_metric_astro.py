@@ -167,3 +167,11 @@ def test_exact_derivation_extracts_values() -> None:
     assert astro_exact(s, "Answer: 5") == 0.0
     with pytest.raises(UndecidedValues):
         astro_exact(s, "Curves 2 and 3 overlap; 5 are drawn in total.")
+
+
+def test_an_exponent_beyond_float_range_is_no_value_not_a_crash() -> None:
+    """A hash or id in an answer ("3e577d31") reads like a number with an exponent past float range."""
+    from zuhyo.evaluate.judges.numeric_values import find_quantities, prepare, reference_quantities
+
+    assert [q.value for q in find_quantities(prepare("id 3e577d31, then 2.5"))] == [2.5]
+    assert [q.value for q in reference_quantities("run 9e999 gave 4")] == [4.0]

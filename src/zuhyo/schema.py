@@ -394,11 +394,15 @@ FLAT_COLUMNS = ("id", "benchmark", "question", "answers", "image_bytes", "image_
 
 
 def sample_from_flat(row: dict[str, Any]) -> Sample:
-    """Inverse of :func:`sample_to_flat`."""
+    """Inverse of :func:`sample_to_flat` (also of an export's shard rows, whose image is an ``image`` column)."""
     image = None
-    if row.get("image_bytes") is not None or row.get("image_path") or row.get("image_url"):
+    data = row.get("image_bytes")
+    hub_image = row.get("image")  # an export's datasets.Image column ({bytes, path}) in place of image_bytes
+    if data is None and isinstance(hub_image, dict):
+        data = hub_image.get("bytes")
+    if data is not None or row.get("image_path") or row.get("image_url"):
         image = ImageRef(
-            data=row.get("image_bytes"), path=row.get("image_path"), url=row.get("image_url"),
+            data=data, path=row.get("image_path"), url=row.get("image_url"),
             sha256=row.get("image_sha256"), width=row.get("image_width"), height=row.get("image_height"),
             mime=row.get("image_mime"),
         )

@@ -12,7 +12,7 @@ The tables follow the papers' layout:
   attributes set, from ``sample.astro.ccv``, named and grouped as in DomainCQA Table 3
   (:data:`~zuhyo.schema.CCV_ATTRIBUTES`) unless other names are given. A chart carries several questions, so
   charts are counted once each, by image (not by question); the distribution of the CCV score (number of
-  attributes set, DomainCQA Figure 3) comes with it.
+  attributes set, DomainCQA Figure 4) comes with it.
 
 "Distinct images" are told apart by :func:`image_key`: the recorded SHA-256 when there is one, otherwise the
 resolved file path, the URL, or the SHA-256 of embedded bytes. Files are not read, so statistics stay fast; two
@@ -237,7 +237,7 @@ def ccv_tables(samples: Sequence[Sample], base_dir: Path | None,
                names: Sequence[str] | None = None) -> tuple[list[StatTable], list[str]]:
     """DomainCQA Table 4: share of charts with each CCV attribute set, counting each chart (image) once.
 
-    Returns the attribute table, the CCV-score distribution (attributes set per chart, DomainCQA Figure 3) and
+    Returns the attribute table, the CCV-score distribution (attributes set per chart, DomainCQA Figure 4) and
     warnings. A chart whose questions disagree on its CCV is left out of both tables and named in a warning;
     questions with a CCV but no image are counted once each (they cannot be matched to a chart).
     """
@@ -270,7 +270,7 @@ def ccv_tables(samples: Sequence[Sample], base_dir: Path | None,
                           f" Attributes as defined in DomainCQA Table 3: {definitions}" if names is None else ""))
     score_counts = Counter(sum(v) for v in vectors)
     score_rows: list[list[Any]] = [[k, score_counts[k], _share(score_counts[k], n)] for k in range(CCV_SIZE + 1)]
-    scores = StatTable("ccv_scores", "CCV complexity score (attributes set per chart; DomainCQA Figure 3)",
+    scores = StatTable("ccv_scores", "CCV complexity score (attributes set per chart; DomainCQA Figure 4)",
                        ["score", "charts", "share of charts"], score_rows, frozenset({"share of charts"}))
     return [attrs, scores], warnings
 

@@ -91,17 +91,24 @@ def require(s: Session, user_id: int, role: str | None = None) -> UserRow:
     return row
 
 
-def add_user(db: Database, name: str, password: str, roles: Iterable[str], locale: str = "ja",
+#: The stored "hash" of an account without a password (a scripted reviewer): no password verifies against it.
+NO_PASSWORD = "!"
+
+
+def add_user(db: Database, name: str, password: str | None, roles: Iterable[str], locale: str = "ja",
              display_name: str | None = None, *, actor: str = "zuhyo users") -> User:
-    """Create a user with an argon2 hash of ``password``; :class:`Conflict` when the name is taken."""
+    """Create a user with an argon2 hash of ``password``; :class:`Conflict` when the name is taken. ``None``: an
+    account that cannot log in (the scripted reviewers of a rehearsal), which needs no argon2."""
     name = name.strip()
     if not name:
         raise WorkflowError("a user name must not be empty")
     if locale not in LOCALES:
         raise WorkflowError(f"unknown locale {locale!r} (one of {', '.join(LOCALES)})")
     wanted = _roles(roles)
-    _check_password(password)
-    digest = _hasher().hash(password)
+    digest = NO_PASSWORD
+    if password is not None:
+        _check_password(password)
+        digest = _hasher().hash(password)
     try:
         with db.write() as s:
             if s.scalars(select(UserRow).where(UserRow.name == name)).one_or_none() is not None:
@@ -206,7 +213,7 @@ def authenticate(db: Database, name: str, password: str) -> User | None:
     with db.read() as s:
         row = s.scalars(select(UserRow).where(UserRow.name == name)).one_or_none()
         digest = row.password_hash if row is not None else None
-    if row is None or digest is None or not row.active:
+    if row is None or digest is None or digest == NO_PASSWORD or not row.active:
         hasher.hash(password)
         return None
     try:

@@ -6,6 +6,7 @@ Also the writer used by `zuhyo bench export`: JSONL with images copied beside th
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -92,6 +93,16 @@ def _flat_schema():  # type: ignore[no-untyped-def]
 
 
 
+def _undecoded(ds: Any) -> Any:
+    """``ds`` with its ``datasets.Image`` columns (an export's ``image``) as ``{bytes, path}``, not PIL images."""
+    from datasets import Image
+
+    for name, feature in ds.features.items():
+        if isinstance(feature, Image) and feature.decode:
+            ds = ds.cast_column(name, Image(decode=False))
+    return ds
+
+
 @benchmark("local", "Samples in zuhyo's own schema: a .jsonl or .parquet file, or an HF save_to_disk folder")
 def load_local(source: BenchmarkSource, strict: bool) -> LoadResult:
     if source.path is None:
@@ -108,7 +119,7 @@ def load_local(source: BenchmarkSource, strict: bool) -> LoadResult:
             if hasattr(ds, "keys"):  # a DatasetDict: take the requested split or the only one
                 split = source.split or next(iter(ds.keys()))
                 ds = ds[split]
-            samples = _from_rows(list(ds), errors)
+            samples = _from_rows(list(_undecoded(ds)), errors)
         else:
             files = sorted(path.glob("*.jsonl")) + sorted(path.glob("*.parquet"))
             if not files:

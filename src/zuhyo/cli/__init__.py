@@ -62,12 +62,20 @@ _set_short_helps(app)
 
 def main() -> None:
     """Console-script entry point: user-facing errors print without a traceback."""
+    from rich.markup import escape
+
     from zuhyo.cli._common import console
 
     try:
         app()
-    except ZuhyoError as e:
-        from rich.markup import escape
+    except ModuleNotFoundError as e:  # an optional dependency a command imports: say which extra installs it
+        from zuhyo.cli._common import install_hint
 
+        hint = install_hint(e.name or "")
+        if hint is None:
+            raise
+        console.print(f"[bold red]error:[/] {escape(hint)}", highlight=False, soft_wrap=True)
+        raise SystemExit(1) from None
+    except ZuhyoError as e:
         console.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)  # one line
         raise SystemExit(1) from None

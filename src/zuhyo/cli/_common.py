@@ -45,8 +45,39 @@ def results(json_out: bool) -> Console:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)  # one line, never wrapped
+    """Print ``message`` as one ``error:`` line on stderr (plain text: "[build]" stays as written) and exit."""
+    from rich.markup import escape
+
+    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)  # one line, never wrapped
     raise typer.Exit(code)
+
+
+#: The optional dependencies and the extra that installs each (top-level module name → extra).
+EXTRA_OF_MODULE = {
+    "sqlalchemy": "build", "alembic": "build", "pylatexenc": "build", "pymupdf": "build", "fitz": "build",
+    "huggingface_hub": "build", "cv2": "build", "pyspng": "build", "threadpoolctl": "build",
+    "fastapi": "web", "uvicorn": "web", "argon2": "web", "multipart": "web", "itsdangerous": "web",
+    "psycopg": "web", "rapidocr": "ocr", "onnxruntime": "ocr", "torch": "hf", "transformers": "hf", "ray": "ray",
+}
+
+
+def install_hint(module: str, purpose: str = "") -> str | None:
+    """"<purpose> needs the [extra] extra: pip install 'zuhyo[extra]' (<module> is missing)", or None for a module
+    that is no optional dependency."""
+    extra = EXTRA_OF_MODULE.get(module.partition(".")[0])
+    if extra is None:
+        return None
+    return f"{purpose or 'this command'} needs the [{extra}] extra: pip install 'zuhyo[{extra}]' ({module} is missing)"
+
+
+def require_modules(purpose: str, *modules: str) -> None:
+    """Fail with the install hint naming the extra when one of ``modules`` is not installed (found without
+    importing it)."""
+    from importlib.util import find_spec
+
+    for name in modules:
+        if find_spec(name) is None:
+            fail(install_hint(name, purpose) or f"{purpose} needs the Python package {name!r}, which is missing")
 
 
 def parse_options(items: list[str] | None) -> dict[str, str]:
@@ -67,6 +98,15 @@ def make_source(path: Path | None, hf: str | None, revision: str | None, split: 
     return BenchmarkSource(path=path, hf_id=hf, revision=revision, split=split, cache_dir=cache_dir,
                            options=parse_options(options), allow_outside_paths=allow_outside_paths,
                            images_root=images_root.resolve() if images_root else None)
+
+
+def exit_if_all_failed(done: int, errors: int, what: str) -> None:
+    """Exit 1 (after the command printed its result) when every item a stage tried failed: ``errors`` failures and
+    nothing ``done``. A stage that did some of its items exits 0; re-running it retries the failed ones."""
+    if errors and not done:
+        console.print(f"[bold red]error:[/] all {errors} {what} failed, none succeeded (the errors are listed above "
+                      "and in --json); fix the cause and re-run", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 SHOWN_ERRORS = 20

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import console, fail
+from zuhyo.cli._common import console, fail, require_modules
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 
@@ -37,11 +37,7 @@ def serve_cmd(
 
     Add people first with `zuhyo users add`. The session secret is made in the workspace on the first serve.
     """
-    from importlib.util import find_spec
-
-    for name in ("fastapi", "uvicorn", "argon2", "multipart", "itsdangerous"):
-        if find_spec(name) is None:
-            fail(f"the annotation app needs the [web] extra: pip install 'zuhyo[web]' ({name} is missing)")
+    require_modules("the annotation app", "fastapi", "uvicorn", "argon2", "multipart", "itsdangerous")
     if runs is not None and runs_model is None:
         fail("--runs needs --runs-model: the model whose wrong answers are analysed")
     workspace = open_workspace(ws)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, emit_json, fail, results
+from zuhyo.cli._common import JsonOpt, emit_json, fail, require_modules, results
 
 users_app = typer.Typer(help="Accounts of the annotation app (`zuhyo serve`): add, list, set roles, deactivate.",
                         no_args_is_help=True)
@@ -64,6 +64,7 @@ def add_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Add a user with one or more roles; the password is stored as an argon2 hash."""
+    require_modules("user accounts (argon2 password hashes)", "argon2")
     from zuhyo.annotate.users import add_user
 
     password = _read_password(password_stdin)
@@ -105,6 +106,7 @@ def set_password_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Set a new password for a user."""
+    require_modules("user accounts (argon2 password hashes)", "argon2")
     from zuhyo.annotate.users import set_password
 
     password = _read_password(password_stdin)

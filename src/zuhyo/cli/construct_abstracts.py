@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, print_item_errors, stage_progress
+from zuhyo.cli._common import JsonOpt, emit_json, exit_if_all_failed, print_item_errors, result_console, stage_progress
 from zuhyo.cli.construct_label import (
     ApiKeyEnvOpt,
     ConstrainedOpt,
@@ -48,23 +48,25 @@ def abstracts_cmd(
     out: dict[str, Any] = report.model_dump(mode="json")
     if json_out:
         emit_json(out)
-        return
-    _print(out)
+    else:
+        _print(out)
+    exit_if_all_failed(report.votes, report.errors, "votes asked")
 
 
 def _print(out: dict[str, Any]) -> None:
     from rich.markup import escape
 
-    console.print(f"{len(out['models'])} models (prompt v{out['prompt_version']}), {out['papers']} documents: "
-                  f"{out['majority']} chart abstracts by majority, {out['tie']} ties, {out['no_majority']} without "
-                  f"a majority, {out['no_votes']} without votes; {out['skipped']} skipped; {out['votes']} votes "
-                  f"asked, {out['reused']} reused, {out['errors']} errors ({out['reasked']} re-asked, "
-                  f"{out['retries']} retries)", highlight=False)
+    result_console.print(f"{len(out['models'])} models (prompt v{out['prompt_version']}), {out['papers']} documents: "
+                         f"{out['majority']} chart abstracts by majority, {out['tie']} ties, {out['no_majority']} "
+                         f"without "
+                         f"a majority, {out['no_votes']} without votes; {out['skipped']} skipped; {out['votes']} votes "
+                         f"asked, {out['reused']} reused, {out['errors']} errors ({out['reasked']} re-asked, "
+                         f"{out['retries']} retries)", highlight=False)
     for o in out["outcomes"]:
         chosen = f"figure {o['figure_id']}" if o["figure_id"] is not None else "no chart"
         votes = ", ".join(f"{escape(m)}: {'-' if v is None else v}" for m, v in o["votes"].items())
-        console.print(f"  {escape(o['locator'])}: {o['outcome']} → {chosen} ({votes})", highlight=False,
-                      soft_wrap=True)
+        result_console.print(f"  {escape(o['locator'])}: {o['outcome']} → {chosen} ({votes})", highlight=False,
+                             soft_wrap=True)
     print_item_errors([f"document {e['document_id']}, {e['model']}: {e['reason'][:300]}" for e in out["error_items"]]
                       + [f"skipped document {s['document_id']} ({s['locator']}): {s['reason']}"
                          for s in out["skipped_items"]])

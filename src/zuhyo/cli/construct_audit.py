@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, fail, print_item_errors, stage_progress
+from zuhyo.cli._common import JsonOpt, emit_json, fail, print_item_errors, result_console, stage_progress
 from zuhyo.cli.construct_label import ApiKeyEnvOpt, MaxPixelsOpt, RetriesOpt, RetryBaseOpt, TimeoutOpt
 from zuhyo.cli.workspace import WsArg, open_workspace
 
@@ -72,16 +72,24 @@ def audit_cmd(
                      max_tokens=max_tokens, json_out=json_out)
     if json_out:
         emit_json(out)
-        return
+    else:
+        _print(out)
+    from zuhyo.cli._common import exit_if_all_failed
+
+    exit_if_all_failed(out["answers"], out["errors"], "model calls")
+
+
+def _print(out: dict[str, Any]) -> None:
     flags = out["flags"]
-    console.print(f"{out['items']} QA items audited by {len(out['models'])} model(s) (judge {out['judge']}): "
-                  f"{out['asked']} asked, {out['answers']} answers, {out['errors']} errors, "
-                  f"{out['skipped_existing']} answers already there, {out['undecided']} undecided, "
-                  f"{out['judge_errors']} judge errors, {out['retries']} retries", highlight=False)
-    console.print(f"new flags: {flags['text_only']} text_only, {flags['reference_doubt']} reference_doubt, "
-                  f"{flags['ambiguity']} ambiguity ({out['flags_existing']} already flagged"
-                  + (f"; {out['incomplete']} item checks wait for failed calls" if out["incomplete"] else "") + ")",
-                  highlight=False)
+    result_console.print(f"{out['items']} QA items audited by {len(out['models'])} model(s) (judge {out['judge']}): "
+                         f"{out['asked']} asked, {out['answers']} answers, {out['errors']} errors, "
+                         f"{out['skipped_existing']} answers already there, {out['undecided']} undecided, "
+                         f"{out['judge_errors']} judge errors, {out['retries']} retries", highlight=False)
+    result_console.print(f"new flags: {flags['text_only']} text_only, {flags['reference_doubt']} reference_doubt, "
+                         f"{flags['ambiguity']} ambiguity ({out['flags_existing']} already flagged"
+                         + (f"; {out['incomplete']} item checks wait for failed calls" if out["incomplete"]
+                            else "") + ")",
+                         highlight=False)
     print_item_errors([f"qa item {e['qa_item_id']} ({e['purpose']}, {e['model']}): {e['reason'][:300]}"
                        for e in out["error_items"]])
 

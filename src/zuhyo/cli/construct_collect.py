@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, print_item_errors, stage_progress
+from zuhyo.cli._common import JsonOpt, console, emit_json, print_item_errors, result_console, stage_progress
 from zuhyo.cli.construct_collect_html import html_cmd
 from zuhyo.cli.construct_collect_latex import latex_cmd
 from zuhyo.cli.workspace import WsArg, open_workspace
@@ -44,10 +44,10 @@ def folder_cmd(
         return
     from rich.markup import escape
 
-    console.print(f"{escape(str(folder))}: {report.figures} figures added ({report.documents} new documents), "
-                  f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
+    result_console.print(f"{escape(str(folder))}: {report.figures} figures added ({report.documents} new documents), "
+                         f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
     if report.captions_updated:
-        console.print(f"  captions updated on {report.captions_updated} figures", highlight=False)
+        result_console.print(f"  captions updated on {report.captions_updated} figures", highlight=False)
     print_item_errors([f"{item.file}: {item.reason}" for item in report.error_items])
     if report.unmatched_captions:
         names = ", ".join(report.unmatched_captions[:10]) + (" ..." if len(report.unmatched_captions) > 10 else "")
@@ -77,9 +77,10 @@ def pdf_cmd(
         emit_json(report.model_dump(mode="json"))
         return
 
-    console.print(f"{len(files)} PDFs: {report.figures} figures added ({report.captioned} with a caption, "
-                  f"{report.documents} new documents), {report.skipped_existing} already there, {report.skipped} "
-                  f"skipped (icons, banners, frames...), {report.errors} errors", highlight=False)
+    result_console.print(f"{len(files)} PDFs: {report.figures} figures added ({report.captioned} with a caption, "
+                         f"{report.documents} new documents), {report.skipped_existing} already there, "
+                         f"{report.skipped} "
+                         f"skipped (icons, banners, frames...), {report.errors} errors", highlight=False)
     print_item_errors([f"{item.file}: {item.reason}" for item in report.error_items])
 
 

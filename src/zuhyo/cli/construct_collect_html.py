@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, fail, print_item_errors, stage_progress
+from zuhyo.cli._common import JsonOpt, console, emit_json, fail, print_item_errors, result_console, stage_progress
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 
@@ -65,9 +65,9 @@ def html_cmd(
     else:
         from rich.markup import escape
 
-        console.print(f"{len(report.editions)} editions, {report.pages} pages: {report.figures} figures added "
-                      f"({report.documents} new documents, {report.images_fetched} images downloaded), "
-                      f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
+        result_console.print(f"{len(report.editions)} editions, {report.pages} pages: {report.figures} figures added "
+                             f"({report.documents} new documents, {report.images_fetched} images downloaded), "
+                             f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
         for capped in report.crawl_delays_capped:
             console.print(f"  [yellow]crawl delay capped: {escape(capped)}[/]", highlight=False, soft_wrap=True)
         for left in report.left_out_editions:

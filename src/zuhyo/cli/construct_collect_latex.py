@@ -8,7 +8,16 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import SHOWN_ERRORS, JsonOpt, console, emit_json, fail, print_item_errors, stage_progress
+from zuhyo.cli._common import (
+    SHOWN_ERRORS,
+    JsonOpt,
+    console,
+    emit_json,
+    fail,
+    print_item_errors,
+    result_console,
+    stage_progress,
+)
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 
@@ -58,14 +67,14 @@ def latex_cmd(
         return
     from rich.markup import escape
 
-    console.print(f"{len(report.papers)} papers, {report.figure_environments} figure environments: "
-                  f"{report.figures} figures added ({report.documents} new documents), "
-                  f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
+    result_console.print(f"{len(report.papers)} papers, {report.figure_environments} figure environments: "
+                         f"{report.figures} figures added ({report.documents} new documents), "
+                         f"{report.skipped_existing} already there, {report.errors} errors", highlight=False)
     if report.selection is not None:
         sel = report.selection
-        console.print(f"  paper list: {sel.listed} listed, {sel.in_years} in the years, {len(sel.top_cited)} top "
-                      f"cited; skipped {len(sel.not_listed)} sources not listed, {len(sel.out_of_years)} out of "
-                      "the years", highlight=False)
+        result_console.print(f"  paper list: {sel.listed} listed, {sel.in_years} in the years, {len(sel.top_cited)} "
+                             f"top cited; skipped {len(sel.not_listed)} sources not listed, {len(sel.out_of_years)} "
+                             "out of the years", highlight=False)
     # The reason names the figure or file itself: prefix only the paper.
     print_item_errors([f"{item.file.split(': ', 1)[0]}: {item.reason}" for item in report.error_items])
     for member in report.skipped_members[:SHOWN_ERRORS]:

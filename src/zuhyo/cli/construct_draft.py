@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, print_item_errors, stage_progress
+from zuhyo.cli._common import JsonOpt, emit_json, exit_if_all_failed, print_item_errors, result_console, stage_progress
 from zuhyo.cli.construct_label import (
     ApiKeyEnvOpt,
     ConcurrencyOpt,
@@ -18,6 +18,9 @@ from zuhyo.cli.construct_label import (
     stage_backend,
 )
 from zuhyo.cli.workspace import WsArg, open_workspace
+
+if TYPE_CHECKING:
+    from zuhyo.construct.qa.drafting import DraftReport
 
 
 def draft_cmd(
@@ -63,20 +66,26 @@ def draft_cmd(
     out = report.model_dump(mode="json")
     if json_out:
         emit_json(out)
-        return
+    else:
+        _print(report)
+    exit_if_all_failed(report.drafted + sum(report.rejected.values()), report.errors, "drafts asked")
+
+
+def _print(report: DraftReport) -> None:
     from rich.markup import escape
 
     rejected = sum(report.rejected.values())
     detail = ", ".join(f"{k} {v}" for k, v in report.rejected.items() if v)
-    console.print(f"{escape(report.model)} ({report.style}, figures from {report.source}): {report.figures} "
-                  f"figures ({report.abstracts} chart abstracts), {report.drafted} drafts, {rejected} rejected"
-                  + (f" ({detail})" if detail else "") + f", {report.skipped_existing} already drafted, "
-                  f"{report.errors} errors ({report.reasked} re-asked, {report.retries} retries)", highlight=False)
+    result_console.print(f"{escape(report.model)} ({report.style}, figures from {report.source}): {report.figures} "
+                         f"figures ({report.abstracts} chart abstracts), {report.drafted} drafts, {rejected} rejected"
+                         + (f" ({detail})" if detail else "") + f", {report.skipped_existing} already drafted, "
+                         f"{report.errors} errors ({report.reasked} re-asked, {report.retries} retries)",
+                         highlight=False)
     if report.mix != "every" or report.abstracts_left_out:
         plan = "; ".join(f"{fam} " + ", ".join(f"{k} {v}" for k, v in counts.items())
                          for fam, counts in report.planned.items())
-        console.print(f"  mix {report.mix}: {plan}; {report.abstracts_left_out} sampled charts left out of FQA "
-                      "as chart abstracts", highlight=False)
+        result_console.print(f"  mix {report.mix}: {plan}; {report.abstracts_left_out} sampled charts left out of "
+                             "FQA as chart abstracts", highlight=False)
     print_item_errors([f"figure {item.figure_id} {item.kind}: {item.reason[:300]}" for item in report.error_items])
 
 

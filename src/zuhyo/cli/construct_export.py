@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, fail, print_item_errors
+from zuhyo.cli._common import JsonOpt, console, emit_json, fail, print_item_errors, result_console
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 
@@ -39,6 +39,9 @@ def export_cmd(
     token_env: Annotated[str, typer.Option("--token-env", help="Environment variable holding the Hugging Face "
                                                                "token.")] = "HF_TOKEN",
     private: Annotated[bool, typer.Option("--private", help="Create the Hub repository as private.")] = False,
+    allow_dry_run: Annotated[bool, typer.Option("--allow-dry-run", help="Export items holding placeholders of the "
+                                                                        "dry-run backend (a rehearsal; the card "
+                                                                        "says so). Refused by default.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Export accepted QA items as an HF dataset (Parquet shards and save_to_disk) with a generated dataset card."""
@@ -54,7 +57,8 @@ def export_cmd(
         overrides[sid.strip()] = lic.strip()
     opts = ExportOptions(out=out, images=images, include_drafts=include_drafts, skip_missing=skip_missing,
                          name=name, split=split, license=license, source_licenses=overrides,
-                         language=tuple(language or ()), max_shard_mb=max_shard_mb)
+                         language=tuple(language or ()), max_shard_mb=max_shard_mb,
+                         allow_dry_run=allow_dry_run)
     from zuhyo.construct.publish.export import ExportItemsError, export_workspace
 
     token = None
@@ -82,13 +86,17 @@ def export_cmd(
         emit_json(report.model_dump(mode="json"))
         return
     statuses = ", ".join(f"{n} {k}" for k, n in report.by_status.items())
-    console.print(f"{report.out}: {report.items} QA items ({statuses}), {report.images} images "
-                  f"({report.images_mode}), {len(report.shards)} Parquet shards, card {report.card}", highlight=False)
+    result_console.print(f"{report.out}: {report.items} QA items ({statuses}), {report.images} images "
+                         f"({report.images_mode}), {len(report.shards)} Parquet shards, card {report.card}",
+                         highlight=False)
+    if report.dry_run:
+        console.print(f"  [yellow]{report.dry_run} items hold dry-run placeholders (--allow-dry-run): a rehearsal, "
+                      "not data[/]", highlight=False)
     if report.skipped:
         console.print(f"  [yellow]{report.skipped} items left out (--skip-missing):[/]", highlight=False)
         print_item_errors([f"{f.item} (figure {f.figure_id}): {f.reason}" for f in report.error_items])
     if report.pushed_to:
-        console.print(f"  pushed to {report.pushed_to}", highlight=False)
+        result_console.print(f"  pushed to {report.pushed_to}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, stage_progress
+from zuhyo.cli._common import JsonOpt, emit_json, result_console, stage_progress
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 
@@ -75,18 +75,19 @@ def run_cmd(
     from rich.markup import escape
 
     dropped = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in report.dropped.items())
-    console.print(f"{report.checked} figures checked: {report.kept} kept, {sum(report.dropped.values())} dropped "
-                  f"({dropped}), {report.clusters} near-duplicate clusters, {report.errors} errors; "
-                  f"{report.recorded} new decisions", highlight=False)
+    result_console.print(f"{report.checked} figures checked: {report.kept} kept, {sum(report.dropped.values())} "
+                         f"dropped "
+                         f"({dropped}), {report.clusters} near-duplicate clusters, {report.errors} errors; "
+                         f"{report.recorded} new decisions", highlight=False)
     if any(report.by_person.values()):
-        console.print(f"  decided by a person (left alone): {report.by_person['keep']} kept, "
-                      f"{report.by_person['drop']} dropped", highlight=False)
-    console.print(f"  chart check: {escape(report.chart_check)}", highlight=False, soft_wrap=True)
-    console.print(f"  review: zuhyo figures {escape(str(ws))} --stage filter --json; overturn: zuhyo decide "
-                  f"{escape(str(ws))} FIGURE keep|drop --reason ...", highlight=False, soft_wrap=True)
+        result_console.print(f"  decided by a person (left alone): {report.by_person['keep']} kept, "
+                             f"{report.by_person['drop']} dropped", highlight=False)
+    result_console.print(f"  chart check: {escape(report.chart_check)}", highlight=False, soft_wrap=True)
+    result_console.print(f"  review: zuhyo figures {escape(str(ws))} --stage filter --json; overturn: zuhyo decide "
+                         f"{escape(str(ws))} FIGURE keep|drop --reason ...", highlight=False, soft_wrap=True)
     if review_html is not None:
-        console.print(f"  review page: {escape(str(review_html))} ({review_clusters} clusters)", highlight=False,
-                      soft_wrap=True)
+        result_console.print(f"  review page: {escape(str(review_html))} ({review_clusters} clusters)",
+                             highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, fail
+from zuhyo.cli._common import JsonOpt, console, emit_json, fail, result_console
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 ExecutorOpt = Annotated[str, typer.Option(
@@ -70,13 +70,13 @@ def _print(report: dict[str, Any]) -> None:
     how = (f"OCR features {'on' if report['ocr'] else 'off'}" if report["kind"] == "features" else
            f"resnet18, {report['epochs']} epochs, {'all layers' if report['train_all'] else 'layer4 + head'}, "
            f"{report['image_size']} px, {report['seconds']} s")
-    console.print(f"trained on {report['used']} figures ({report['charts']} chart, {report['not_charts']} "
-                  f"not_chart; {how}), {report['errors']} errors", highlight=False)
+    result_console.print(f"trained on {report['used']} figures ({report['charts']} chart, {report['not_charts']} "
+                         f"not_chart; {how}), {report['errors']} errors", highlight=False)
     held = report.get("held_out")
     if held:
-        console.print(f"held out {report['test']} (seed {report['seed']}): precision {held['precision']:.3f}, "
-                      f"recall {held['recall']:.3f} (chart class; tp {held['tp']}, fp {held['fp']}, "
-                      f"fn {held['fn']}, tn {held['tn']})", highlight=False)
-    console.print(f"model {report['model_id']} saved to {escape(report['model'])}", highlight=False)
+        result_console.print(f"held out {report['test']} (seed {report['seed']}): precision {held['precision']:.3f}, "
+                             f"recall {held['recall']:.3f} (chart class; tp {held['tp']}, fp {held['fp']}, "
+                             f"fn {held['fn']}, tn {held['tn']})", highlight=False)
+    result_console.print(f"model {report['model_id']} saved to {escape(report['model'])}", highlight=False)
     for item in report["error_items"]:
         console.print(f"  [yellow]{escape(item)}[/]", highlight=False, soft_wrap=True)

@@ -9,7 +9,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import SHOWN_ERRORS, JsonOpt, console, emit_json, fail, print_item_errors, stage_progress
+from zuhyo.cli._common import (
+    SHOWN_ERRORS,
+    JsonOpt,
+    console,
+    emit_json,
+    exit_if_all_failed,
+    fail,
+    print_item_errors,
+    result_console,
+    stage_progress,
+)
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 if TYPE_CHECKING:
@@ -78,17 +88,18 @@ def _print_common(out: dict[str, Any]) -> None:
 
     imp = out["import"]
     if imp is not None:
-        console.print(f"{escape(imp['file'])}: {imp['imported']} labels imported, {imp['unchanged']} already "
-                      f"imported, {len(imp['errors'])} bad rows, {len(imp['unknown'])} unknown figures",
-                      highlight=False)
+        result_console.print(f"{escape(imp['file'])}: {imp['imported']} labels imported, {imp['unchanged']} already "
+                             f"imported, {len(imp['errors'])} bad rows, {len(imp['unknown'])} unknown figures",
+                             highlight=False)
         for msg in (imp["errors"] + imp["unknown"])[:SHOWN_ERRORS]:
             console.print(f"  [yellow]{escape(msg)}[/]", highlight=False, soft_wrap=True)
     run = out["run"]
     if run is not None:
-        console.print(f"{escape(run['model'])} (prompt v{run['prompt_version']}): {run['labelled']} figures labelled, "
-                      f"{run['skipped_existing']} already labelled, {run['dropped']} dropped figures left out, "
-                      f"{run['errors']} errors ({run['reasked']} re-asked, {run['retries']} retries)",
-                      highlight=False)
+        result_console.print(f"{escape(run['model'])} (prompt v{run['prompt_version']}): {run['labelled']} figures "
+                             f"labelled, "
+                             f"{run['skipped_existing']} already labelled, {run['dropped']} dropped figures left out, "
+                             f"{run['errors']} errors ({run['reasked']} re-asked, {run['retries']} retries)",
+                             highlight=False)
         print_item_errors([f"figure {item['figure_id']}: {item['reason'][:300]}" for item in run["error_items"]])
 
 
@@ -128,17 +139,29 @@ def classify_cmd(
             out["agreement"] = gold_agreement(w, gold, compared)
     if json_out:
         emit_json(out)
-        return
+    else:
+        _print_classify(out, gold, model)
+    _exit_if_all_failed(out)
+
+
+def _exit_if_all_failed(out: dict[str, Any]) -> None:
+    run = out["run"]
+    if run is not None:
+        exit_if_all_failed(run["labelled"], run["errors"], "figures asked")
+
+
+def _print_classify(out: dict[str, Any], gold: Path | None, model: str | None) -> None:
     _print_common(out)
-    console.print(f"image types of {out['labelled_figures']} figures: "
-                  + ", ".join(f"{k} {v}" for k, v in out["types"].items() if v), highlight=False)
+    result_console.print(f"image types of {out['labelled_figures']} figures: "
+                         + ", ".join(f"{k} {v}" for k, v in out["types"].items() if v), highlight=False)
     agr = out["agreement"]
     if agr is not None:
         acc = "n/a" if agr["accuracy"] is None else f"{agr['accuracy']:.1%}"
         kappa = "n/a" if agr["kappa"] is None else f"{agr['kappa']:.3f}"
-        console.print(f"agreement with {gold} ({'model ' + model if model else 'current labels'}): n={agr['n']}, "
-                      f"accuracy {acc}, Cohen's kappa {kappa}, {agr['missing']} gold figures unlabelled, "
-                      f"{len(agr['errors'])} bad gold rows", highlight=False)
+        result_console.print(f"agreement with {gold} ({'model ' + model if model else 'current labels'}): "
+                             f"n={agr['n']}, "
+                             f"accuracy {acc}, Cohen's kappa {kappa}, {agr['missing']} gold figures unlabelled, "
+                             f"{len(agr['errors'])} bad gold rows", highlight=False)
 
 
 def complexity_cmd(
@@ -167,7 +190,12 @@ def complexity_cmd(
         out.update(summary(current_labels(w, CCV_TASK.stage)))
     if json_out:
         emit_json(out)
-        return
+    else:
+        _print_complexity(out)
+    _exit_if_all_failed(out)
+
+
+def _print_complexity(out: dict[str, Any]) -> None:
     from rich.table import Table
 
     _print_common(out)
@@ -178,9 +206,9 @@ def complexity_cmd(
         simple = "-" if row["simple_share"] is None else f"{row['simple_share']:.0%}"
         cplx = "-" if row["complex_share"] is None else f"{row['complex_share']:.0%}"
         table.add_row(str(i), f"{row['attribute']} Complexity", row["group"], simple, cplx)
-    console.print(table)
-    console.print("L1 complexity scores: " + ", ".join(f"{k}: {v}" for k, v in out["scores"].items()),
-                  highlight=False)
+    result_console.print(table)
+    result_console.print("L1 complexity scores: " + ", ".join(f"{k}: {v}" for k, v in out["scores"].items()),
+                         highlight=False)
 
 
 def register(app: typer.Typer) -> None:

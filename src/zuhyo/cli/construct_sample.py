@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, fail
+from zuhyo.cli._common import JsonOpt, emit_json, fail, result_console
 
 _STATS = ("n", "pool", "tvd_joint", "tvd_score", "max_attr_diff", "random_tvd_joint")
 
@@ -26,9 +26,11 @@ def _parse_quotas(items: list[str] | None) -> dict[str, int] | None:
 
 
 def _print_stats(stats: dict[str, Any], where: str) -> None:
-    console.print(f"{where}: {stats['n']} of {stats['pool']} charts chosen; joint CCV TVD {stats['tvd_joint']:.3f} "
-                  f"(a uniform random sample: {stats['random_tvd_joint']:.3f}), L1-score TVD "
-                  f"{stats['tvd_score']:.3f}, largest attribute gap {stats['max_attr_diff']:.3f}", highlight=False)
+    result_console.print(f"{where}: {stats['n']} of {stats['pool']} charts chosen; joint CCV TVD "
+                         f"{stats['tvd_joint']:.3f} "
+                         f"(a uniform random sample: {stats['random_tvd_joint']:.3f}), L1-score TVD "
+                         f"{stats['tvd_score']:.3f}, largest attribute gap {stats['max_attr_diff']:.3f}",
+                         highlight=False)
 
 
 def sample_cmd(
@@ -79,10 +81,10 @@ def sample_cmd(
     _print_stats(report.model_dump(), str(ws))
     what = (f"recorded as sample run {report.run_id}" if report.recorded
             else f"the current sample already (run {report.run_id}); nothing recorded")
-    console.print(f"  {what}; {report.sweeps} sweeps, "
-                  f"{'stabilized' if report.stabilized else 'stopped at the sweep limit'}", highlight=False)
+    result_console.print(f"  {what}; {report.sweeps} sweeps, "
+                         f"{'stabilized' if report.stabilized else 'stopped at the sweep limit'}", highlight=False)
     for group, count in report.groups.items():
-        console.print(f"  {quota_by} {group}: {count}", highlight=False)
+        result_console.print(f"  {quota_by} {group}: {count}", highlight=False)
 
 
 def _sample_csv(path: Path, n: int, seed: int, out: Path | None, json_out: bool, refine: bool) -> None:
@@ -102,7 +104,7 @@ def _sample_csv(path: Path, n: int, seed: int, out: Path | None, json_out: bool,
         return
     _print_stats(stats, str(path))
     if out is not None:
-        console.print(f"  chosen rows written to {out}", highlight=False)
+        result_console.print(f"  chosen rows written to {out}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

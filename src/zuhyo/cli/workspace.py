@@ -7,22 +7,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from zuhyo.cli._common import JsonOpt, console, emit_json, fail
+from zuhyo.cli._common import JsonOpt, console, emit_json, require_modules, result_console
 
 if TYPE_CHECKING:
     from zuhyo.construct.workspace import Workspace
 
 WsArg = Annotated[Path, typer.Argument(help="Workspace folder (made by `zuhyo init`).")]
-_BUILD_EXTRA = "the construction workspace needs SQLAlchemy and Alembic: pip install 'zuhyo[build]'"
-
-
 def require_build_extra() -> None:
     """Fail with the install hint when SQLAlchemy or Alembic (the ``[build]`` extra) is missing."""
-    from importlib.util import find_spec
-
-    for name in ("sqlalchemy", "alembic"):
-        if find_spec(name) is None:  # found without importing: alembic is only imported to migrate
-            fail(f"{_BUILD_EXTRA} ({name} is missing)")
+    require_modules("the construction workspace", "sqlalchemy", "alembic")  # alembic is imported only to migrate
 
 
 def open_workspace(path: Path) -> Workspace:
@@ -56,16 +49,18 @@ def init_cmd(
     if json_out:
         emit_json(summary)
     else:
-        console.print(f"workspace {ws}: {summary['database']} database at migration {summary['revision']}, "
-                      f"images in {summary['images']}", highlight=False)
+        result_console.print(f"workspace {ws}: {summary['database']} database at migration {summary['revision']}, "
+                             f"images in {summary['images']}", highlight=False)
 
 
 def status_cmd(ws: WsArg, json_out: JsonOpt = False) -> None:
-    """Counts per stage and decision, errors per stage, and the last run of each stage."""
+    """Counts at every construction step, errors and the last run of each stage, QA items by status and origin."""
     with open_workspace(ws) as w:
         from zuhyo.construct.workspace.queries import status
+        from zuhyo.construct.workspace.stage_counts import stage_counts
 
         result = status(w)
+        result["steps"] = [step.to_json() for step in stage_counts(w, result)]
         if result["qa_items"]:
             from zuhyo.annotate.adjudicate import stuck_items
             from zuhyo.annotate.workflow import WorkflowConfig
@@ -74,26 +69,63 @@ def status_cmd(ws: WsArg, json_out: JsonOpt = False) -> None:
     if json_out:
         emit_json(result)
         return
+    _print_status(result)
+
+
+def run_label(last: dict[str, Any] | None) -> str:
+    """How ``zuhyo status`` shows a stage's last run: status, time, who; an interrupted one says how to go on."""
+    if not last:
+        return ""
+    shown = "interrupted (re-run to resume)" if last["status"] == "interrupted" else last["status"]
+    return f"{shown} {last['started_at']} by {last['started_by']}"
+
+
+def _print_status(result: dict[str, Any]) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
-    console.print(f"{result['workspace']} ({result['database']}, migration {result['revision']}): "
-                  f"{result['sources']} sources, {result['documents']} documents, {result['figures']} figures "
-                  f"({', '.join(f'{n} {k}' for k, n in result['status'].items())})", highlight=False)
-    table = Table("stage", "counts", "errors", "last run")
-    for stage, counts in result["stages"].items():
-        shown = ", ".join(f"{k} {v}" for k, v in counts.items()
-                          if k not in ("errors", "runs", "last_run", "by_kind"))
-        last = counts.get("last_run")
-        table.add_row(stage, shown, str(counts["errors"]),
-                      f"{last['status']} {last['started_at']} by {last['started_by']}" if last else "")
-    console.print(table)
-    if result["qa_items"]:
-        console.print("QA items: " + ", ".join(f"{n} {k}" for k, n in result["qa_items"].items()), highlight=False)
+    result_console.print(f"{escape(result['workspace'])} ({result['database']}, migration {result['revision']}): "
+                         f"{result['sources']} sources, {result['documents']} documents, {result['figures']} figures "
+                         f"({', '.join(f'{n} {k}' for k, n in result['status'].items())})", highlight=False)
+    stages = result["stages"]
+    table = Table("step", "command", "count", "detail", "errors", "last run")
+    shown: set[str] = set()
+    for step in result["steps"]:
+        entries = [stages[name] for name in step["stages"] if name in stages]
+        shown.update(step["stages"])
+        errors = sum(e.get("errors", 0) for e in entries)
+        superseded = sum(e.get("superseded_errors", 0) for e in entries)
+        runs = [e["last_run"] for e in entries if e.get("last_run")]
+        last = max(runs, key=lambda r: r["id"]) if runs else None
+        table.add_row(step["step"], step["command"], str(step["count"]), escape(_detail(step["detail"])),
+                      str(errors) + (f" ({superseded} superseded)" if superseded else ""), run_label(last))
+    for name, entry in stages.items():  # stages outside the steps (export, people's review decisions ...)
+        if name in shown:
+            continue
+        counts = {k: v for k, v in entry.items() if k not in ("errors", "superseded_errors", "runs", "last_run",
+                                                              "by_kind")}
+        table.add_row(name, "", "", escape(_detail(counts or (entry.get("last_run") or {}).get("counts") or {})),
+                      str(entry.get("errors", 0)), run_label(entry.get("last_run")))
+    result_console.print(table)
+    for origin, by_status in result["qa_items_by_origin"].items():
+        result_console.print(f"QA items ({origin}): " + ", ".join(f"{n} {k}" for k, n in by_status.items()),
+                             highlight=False)
     stuck = result.get("stuck") or []
     if stuck:
-        console.print(f"{len(stuck)} QA item(s) wait for a person who does not exist, e.g. "
-                      + "; ".join(f"#{s['qa_item_id']} ({s['status']}): {s['reason']}" for s in stuck[:3])
-                      + " — add people, or rule on them at /adjudicate in `zuhyo serve`", highlight=False)
+        result_console.print(f"{len(stuck)} QA item(s) wait for a person who does not exist, e.g. "
+                             + "; ".join(f"#{s['qa_item_id']} ({s['status']}): {s['reason']}" for s in stuck[:3])
+                             + " — add people, or rule on them at /adjudicate in `zuhyo serve`", highlight=False)
+
+
+def _detail(detail: dict[str, Any]) -> str:
+    parts = []
+    for key, value in detail.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {v}" for k, v in value.items()) or "none"
+            parts.append(f"{key}: {value}")
+        else:
+            parts.append(f"{key} {value:.3f}" if isinstance(value, float) else f"{key} {value}")
+    return "; ".join(parts)
 
 
 def figures_cmd(
@@ -116,13 +148,13 @@ def figures_cmd(
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table("id", "sha256", "number", "caption", "where", "status")
+    table = Table("id", "sha256", "source", "number", "caption", "where", "status")
     for f in figures:
-        table.add_row(str(f["id"]), f["sha256"][:12], escape(f["figure_number"] or ""),
+        table.add_row(str(f["id"]), f["sha256"][:12], str(f["source_id"]), escape(f["figure_number"] or ""),
                       escape(_short(f["caption"])), escape(f["page_url"] or f["paper_id"] or f["locator"]),
                       f["status"] + "".join(f" {k}:{v}" for k, v in f["decisions"].items()))
-    console.print(table)
-    console.print(f"{len(figures)} figures", highlight=False)
+    result_console.print(table)
+    result_console.print(f"{len(figures)} figures", highlight=False)
 
 
 def decide_cmd(
@@ -144,8 +176,8 @@ def decide_cmd(
     if json_out:
         emit_json(recorded.model_dump(mode="json"))
     else:
-        console.print(f"figure {recorded.figure_id}: {recorded.stage} -> {recorded.decision} "
-                      f"({recorded.decided_by})", highlight=False)
+        result_console.print(f"figure {recorded.figure_id}: {recorded.stage} -> {recorded.decision} "
+                             f"({recorded.decided_by})", highlight=False)
 
 
 def _short(text: Any, width: int = 60) -> str:

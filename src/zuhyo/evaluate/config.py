@@ -43,6 +43,9 @@ class RetryPolicy:
     max_retries: int = 5
     base_delay_s: float = 1.0
     max_delay_s: float = 60.0
+    max_connection_failures: int = 10
+    """Failures to connect to one endpoint in a row (no reply in between) that stop the whole run with one
+    message (:class:`zuhyo.models.base.ConnectionBreaker`); 0: never stop."""
 
 
 @dataclass(frozen=True)

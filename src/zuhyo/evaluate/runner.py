@@ -25,6 +25,7 @@ from zuhyo.evaluate.records import PredictionRecord
 from zuhyo.evaluate.store import AppendLog, RunStore, StoreWriteError
 from zuhyo.models.base import (
     ChatRequest,
+    ConnectionBreaker,
     ModelBackend,
     ModelReply,
     PermanentModelError,
@@ -108,6 +109,8 @@ class InferenceRunner:
         self.backends = backends
         self.progress = progress
         self.stats = InferenceStats()
+        self.breaker = ConnectionBreaker(config.retry.max_connection_failures)
+        """Stops the run when an endpoint cannot be reached (instead of retrying every request against it)."""
         self._assets: dict[tuple[str, int | None], _SampleAssets] = {}
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="zuhyo-image")
 
@@ -267,12 +270,15 @@ class InferenceRunner:
         attempt = 0
         while True:
             attempt += 1
+            self.breaker.check()
             t = time.perf_counter()
             try:
                 async with asyncio.timeout(self.config.timeout_s):  # no extra task per request, unlike wait_for
                     reply = await job.backend.generate(request)
             except (TimeoutError, TransientModelError) as e:
                 msg = str(e) if isinstance(e, TransientModelError) else f"timeout after {self.config.timeout_s:g}s"
+                if isinstance(e, TransientModelError):
+                    self.breaker.failed(e)  # EndpointUnreachableError stops the run: nothing listens there
                 if attempt > policy.max_retries:
                     return PredictionRecord(**base, status="error", outcome=_error_kind(msg), error=msg,
                                             attempts=attempt, prompt_version=rendered.version, created=time.time())
@@ -281,8 +287,10 @@ class InferenceRunner:
                 await asyncio.sleep(backoff_delay(attempt, policy, retry_after))
                 continue
             except (PermanentModelError, ModelError) as e:
+                self.breaker.answered()
                 return PredictionRecord(**base, status="error", outcome="rejected", error=str(e), attempts=attempt,
                                         prompt_version=rendered.version, created=time.time())
+            self.breaker.answered()
             return _ok_record(base, reply, job.prompt, attempt, time.perf_counter() - t, rendered.version)
 
     def _request_for(self, job: _Job, image: PreparedImage | None,

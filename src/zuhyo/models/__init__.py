@@ -5,7 +5,7 @@ from __future__ import annotations
 from zuhyo.models.base import MODEL_BACKENDS, BackendOptions, ChatRequest, ModelReply, build_backend
 from zuhyo.registry import import_modules
 
-_BACKEND_MODULES = ("openai_compat", "hf", "ocr")
+_BACKEND_MODULES = ("openai_compat", "hf", "ocr", "dry_run")
 
 
 def ensure_registered() -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from zuhyo.errors import ModelError
+from zuhyo.errors import ModelError, ZuhyoError
 from zuhyo.registry import Registry
 from zuhyo.schema import Turn
 
@@ -77,9 +77,52 @@ class ModelReply:
 class TransientModelError(ModelError):
     """A failure that a retry may fix (HTTP 429/5xx, timeout, connection reset)."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, retry_after: float | None = None, unreachable: str | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.unreachable = unreachable
+        """The endpoint's URL when no connection could be made at all (refused, unknown host); else None."""
+
+
+class EndpointUnreachableError(ZuhyoError):
+    """An endpoint refused :attr:`ConnectionBreaker.limit` connections in a row: the whole stage or evaluation
+    stops with one message, instead of retrying every item against a server that is not there. Not a
+    :class:`ModelError`, so no per-item handler records it as one item's error."""
+
+
+class ConnectionBreaker:
+    """Counts connection failures in a row (no reply of any kind in between) per endpoint; the ``limit``-th
+    raises :class:`EndpointUnreachableError` naming the endpoint and the last failure."""
+
+    def __init__(self, limit: int = 10) -> None:
+        self.limit = limit
+        self._streak: dict[str, int] = {}
+        self.tripped: EndpointUnreachableError | None = None
+        """The error once raised: later requests stop at :meth:`check` instead of trying again."""
+
+    def check(self) -> None:
+        """Raise the error again once the breaker has tripped (no new request to a dead endpoint)."""
+        if self.tripped is not None:
+            raise self.tripped
+
+    def failed(self, error: TransientModelError) -> None:
+        """Count ``error`` when it is a failure to connect; raise once an endpoint reaches the limit."""
+        url = error.unreachable
+        if url is None:  # HTTP 429/5xx, a dropped connection: the server is there
+            self.answered()
+            return
+        if self.limit < 1:
+            return
+        self._streak[url] = self._streak.get(url, 0) + 1
+        if self._streak[url] >= self.limit:
+            self.tripped = EndpointUnreachableError(
+                f"cannot reach {url}: {self._streak[url]} connection attempts in a row failed ({error}); is the "
+                "server running at that address? Check the model spec's URL, then re-run (finished items are kept)")
+            raise self.tripped
+
+    def answered(self) -> None:
+        """A reply came (any reply, even an HTTP error): the endpoints are reachable."""
+        self._streak.clear()
 
 
 class PermanentModelError(ModelError):

@@ -178,6 +178,9 @@ class OpenAICompatBackend:
                 raw, too_long = await read_capped(resp, self.max_reply_bytes if status == 200 else _ERROR_BODY_BYTES)
         except TimeoutError:
             raise TransientModelError(f"timeout after {self._timeout_s:g}s from {ep.url}") from None
+        except aiohttp.ClientConnectorError as e:  # refused, unknown host: nothing listens there
+            raise TransientModelError(f"connection error to {ep.url}: {type(e).__name__}: {e}",
+                                      unreachable=ep.url) from None
         except aiohttp.ClientError as e:
             raise TransientModelError(f"connection error to {ep.url}: {type(e).__name__}: {e}") from None
         finally:

@@ -1,6 +1,7 @@
 """The dataset card (``README.md``) of an exported dataset: the Hub's YAML header, then what a user must know.
 
-Sections: how to load it, the columns, the statistics tables of ``zuhyo analyze stats`` (with their bar charts),
+Sections: how to load it, the columns, the statistics tables of ``zuhyo analyze stats`` (with their bar charts; one
+section per QA style present, :mod:`zuhyo.construct.publish.card_styles`),
 the sources and their licences, and the construction steps with the counts at each stage (from the workspace's
 own records, :mod:`zuhyo.construct.workspace.stage_counts`). The YAML header carries the licence, task category,
 size category and the ``configs`` entry that points the Hub (and ``datasets.load_dataset(folder)``) at the Parquet
@@ -14,6 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from zuhyo.construct.publish.hub_columns import HUB_COLUMNS
 from zuhyo.construct.qa.draft_mix import TABLE1_AQA, TABLE1_FQA
 from zuhyo.schema import Sample
 
@@ -28,7 +30,7 @@ COLUMNS = (
     ("benchmark", "the dataset's name"),
     ("question", "the question"),
     ("answers", "reference answers; the first is the primary one"),
-    ("image_bytes", "the image file's bytes (PNG/JPEG ...), with `--images embed`"),
+    ("image", "the image (a `datasets.Image`: `{bytes, path}`, shown by the Hub's viewer), with `--images embed`"),
     ("image_path", "unused in exports (local file path)"),
     ("image_url", "the image's original URL, with `--images url` (fetch with `zuhyo images fetch`)"),
     ("image_sha256", "SHA-256 of the image file's bytes"),
@@ -38,6 +40,7 @@ COLUMNS = (
     ("meta_json", "everything else of zuhyo's Sample as JSON: image type, difficulty flags, DomainCQA category, "
                   "aspect, axis range and CCV, source (title, URL, caption, citing text, paper, licence), workflow "
                   "metadata (figure, status, revision, drafting model and prompt version)"),
+    *HUB_COLUMNS,
     ("provenance", "the item's chain of human checks as JSON: protocol, origin (person or drafting model), author and "
                    "revisers (pseudonymous ids), each blind verification (answer, verdict, match method rules / llm / "
                    "adjudicated), each review round, the decision and its time"),
@@ -184,6 +187,10 @@ def render_card(report: ExportReport, stats: DatasetStatistics, steps: Sequence[
         f"images** ({status}), built with zuhyo from a construction workspace. Images are "
         f"{images}. Split: `{report.split}`.\n",
     ]
+    if report.dry_run:
+        parts.append(f"> **A rehearsal, not data: {report.dry_run} of {report.items} items hold placeholders of the "
+                     "`dry-run` backend** (exported with `--allow-dry-run`, e.g. by `zuhyo demo build`); every such "
+                     "row says `\"dry_run\": true` in `meta_json`. Do not publish or evaluate on it.\n")
     if report.by_status.get("draft"):
         n = report.by_status["draft"]
         parts.append(f"> **{n} {'item is a draft' if n == 1 else 'items are drafts'}** (model-written, not yet "
@@ -203,12 +210,10 @@ def render_card(report: ExportReport, stats: DatasetStatistics, steps: Sequence[
         f"{stats.questions} questions over {stats.images} distinct images (tables as `zuhyo analyze stats` makes "
         "them; CSV and JSON in `statistics/`).\n",
     ]
+    from zuhyo.construct.publish.card_styles import CardInput, statistics_sections
+
     by_key = {key: (title, path, caption) for key, title, path, caption in plots}
-    for table in stats.tables:
-        parts.append(table.to_markdown())
-        if table.key in by_key:
-            title, path, caption = by_key[table.key]
-            parts.append(f"![{title}]({path})\n\n{caption}\n")
+    parts += statistics_sections(CardInput(samples, stats, by_key))
     parts.append(mix_section(draft_mix, samples))
     parts += ["## Sources and licences\n", src_md]
     if no_license:

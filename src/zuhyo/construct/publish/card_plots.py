@@ -2,7 +2,7 @@
 
 One horizontal bar chart per table that has something to show: image types (HakushoBench Table 2), difficulty
 flags (Table 3), sources (Table 5), CCV attribute proportions (DomainCQA Table 4) and the CCV score distribution
-(DomainCQA Figure 3). Drawn with the report's matplotlib setup (Agg, a CJK font for Japanese source names) and
+(DomainCQA Figure 4). Drawn with the report's matplotlib setup (Agg, a CJK font for Japanese source names) and
 written as PNG and SVG by :func:`zuhyo.report.plots._save`; the tables themselves come from
 :mod:`zuhyo.analysis.statistics`, never recomputed here.
 """
@@ -21,7 +21,7 @@ CHARTS = (
     ("sources", "source", "questions", "Questions per source (the 20 largest)."),
     ("ccv_attributes", "attribute", "share of charts",
      "Share of charts with each Chart Complexity Vector attribute set (DomainCQA Table 4)."),
-    ("ccv_scores", "score", "charts", "Charts per CCV complexity score (attributes set; DomainCQA Figure 3)."),
+    ("ccv_scores", "score", "charts", "Charts per CCV complexity score (attributes set; DomainCQA Figure 4)."),
 )
 MAX_BARS = 20
 

@@ -88,6 +88,8 @@ class ExportOptions:
     language: tuple[str, ...] = ()
     max_shard_mb: float = 256.0
     plots: bool = True
+    allow_dry_run: bool = False
+    """Export items holding dry-run placeholders (a rehearsal: ``zuhyo demo build``); the card says so."""
 
 
 def image_url(fig: FigureRow) -> str | None:
@@ -169,6 +171,29 @@ class ExportGateError(DataError):
                          "them")
 
 
+class DryRunExportError(DataError):
+    """Items made by the ``dry-run`` backend (placeholders of a rehearsal, :mod:`zuhyo.models.dry_run`): drafted
+    by it, or on a figure whose image type or CCV it gave. The export refuses them unless ``allow_dry_run``."""
+
+    def __init__(self, failures: list[ExportFailure]) -> None:
+        self.failures = failures
+        self.count = len(failures)
+        first = "; ".join(f"{f.item}: {f.reason}" for f in failures[:2])
+        more = f" (and {len(failures) - 2} more)" if len(failures) > 2 else ""
+        super().__init__(f"{len(failures)} item(s) hold dry-run placeholders, not data: {first}{more}. Re-run the "
+                         "stages with a real model, or pass --allow-dry-run to export a rehearsal")
+
+
+def dry_run_reason(item: QAItemRow, labels: dict[str, str | None]) -> str | None:
+    """Why ``item`` holds dry-run placeholders (``labels``: the model of its figure's current label per stage)."""
+    from zuhyo.models.dry_run import is_dry_run
+
+    if is_dry_run(item.model):
+        return "drafted by the dry-run backend"
+    stages = [stage for stage, model in labels.items() if is_dry_run(model)]
+    return f"its figure's {' and '.join(stages)} came from the dry-run backend" if stages else None
+
+
 @dataclass
 class Collected:
     """What :func:`collect_samples` found: the samples in item id order with each one's provenance."""
@@ -179,6 +204,8 @@ class Collected:
     failures: list[ExportFailure]
     gate_failures: list[ExportFailure]
     funnel: dict[str, dict[str, int]]
+    dry_run: list[ExportFailure]
+    """Items holding dry-run placeholders (:func:`dry_run_reason`); exported only with ``allow_dry_run``."""
 
 
 def collect_samples(ws: Workspace, opts: ExportOptions, name: str) -> Collected:
@@ -199,8 +226,11 @@ def collect_samples(ws: Workspace, opts: ExportOptions, name: str) -> Collected:
             .join(Document, Document.id == FigureRow.document_id)
             .join(Source, Source.id == Document.source_id)
             .where(QAItemRow.status.in_(statuses)).order_by(QAItemRow.id)).tuples())
-        types = {fid: r.value for fid, r in current_label_rows(s, IMAGE_TYPE_STAGE, kept_only=False).items()}
-        ccvs = {fid: ccv_tuple(r.value) for fid, r in current_label_rows(s, CCV_STAGE, kept_only=False).items()}
+        type_rows = current_label_rows(s, IMAGE_TYPE_STAGE, kept_only=False)
+        ccv_rows = current_label_rows(s, CCV_STAGE, kept_only=False)
+    types = {fid: r.value for fid, r in type_rows.items()}
+    ccvs = {fid: ccv_tuple(r.value) for fid, r in ccv_rows.items()}
+    dry_run: list[ExportFailure] = []
     samples: list[Sample] = []
     chains: list[dict[str, Any]] = []
     by_status: Counter[str] = Counter()
@@ -222,10 +252,15 @@ def collect_samples(ws: Workspace, opts: ExportOptions, name: str) -> Collected:
             why = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
             failures.append(ExportFailure(item=f"qa-{item.id}", figure_id=fig.id, reason=f"not a valid sample: {why}"))
             continue
+        placeholder = dry_run_reason(item, {"image type": getattr(type_rows.get(fig.id), "model", None),
+                                            "CCV": getattr(ccv_rows.get(fig.id), "model", None)})
+        if placeholder is not None:
+            dry_run.append(ExportFailure(item=f"qa-{item.id}", figure_id=fig.id, reason=placeholder))
+            sample = sample.model_copy(update={"metadata": {**sample.metadata, "dry_run": True}})
         samples.append(_enrich(sample, fig, doc, src, types.get(fig.id), ccvs.get(fig.id), opts))
         chains.append(provenance(item, evidence[item.id], gates, users))
         by_status[item.status] += 1
-    return Collected(samples, chains, by_status, failures, gate_failures, funnel(all_items, evidence, gates))
+    return Collected(samples, chains, by_status, failures, gate_failures, funnel(all_items, evidence, gates), dry_run)
 
 
 def _enrich(sample: Sample, fig: FigureRow, doc: Document, src: Source, image_type: Any,
@@ -247,13 +282,15 @@ def _enrich(sample: Sample, fig: FigureRow, doc: Document, src: Source, image_ty
 
 def _write_shards(samples: list[Sample], chains: list[dict[str, Any]], root: Path, split: str,
                   max_shard_mb: float) -> list[str]:
-    """Parquet shards of at most ``max_shard_mb`` (estimated from image bytes and metadata) each, with a
-    ``provenance`` column (each item's chain of checks as JSON, :func:`zuhyo.construct.qa.gates.provenance`)."""
-    from zuhyo.benchmarks.local import write_parquet
+    """Parquet shards of at most ``max_shard_mb`` (estimated from image bytes and metadata) each, in the form the
+    Hub's viewer shows (:mod:`zuhyo.construct.publish.hub_columns`: a ``datasets.Image`` column, category, aspect,
+    flags, CCV and source as columns), with a ``provenance`` column (each item's chain of checks as JSON,
+    :func:`zuhyo.construct.qa.gates.provenance`)."""
+    from zuhyo.construct.publish.hub_columns import write_hub_parquet
     from zuhyo.schema import sample_to_json
 
     limit = max(1.0, max_shard_mb) * 1024 * 1024
-    groups: list[list[tuple[Sample, str]]] = [[]]
+    groups: list[list[tuple[Sample, dict[str, Any]]]] = [[]]
     size = 0.0
     for smp, chain in zip(samples, chains, strict=True):
         est = len(smp.image.data or b"") if smp.image is not None else 0
@@ -261,12 +298,12 @@ def _write_shards(samples: list[Sample], chains: list[dict[str, Any]], root: Pat
         if groups[-1] and size + est > limit:
             groups.append([])
             size = 0.0
-        groups[-1].append((smp, json.dumps(chain, ensure_ascii=False)))
+        groups[-1].append((smp, chain))
         size += est
     names = []
     for i, group in enumerate(groups):
         name = f"{split}-{i:05d}-of-{len(groups):05d}.parquet"
-        write_parquet([smp for smp, _ in group], root / name, extra_columns={"provenance": [c for _, c in group]})
+        write_hub_parquet([smp for smp, _ in group], [c for _, c in group], root / name)
         names.append(name)
     return names
 
@@ -313,6 +350,7 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
     note = on_phase or (lambda _phase: None)
     params = {"out": str(out), "images": opts.images, "include_drafts": opts.include_drafts,
               "skip_missing": opts.skip_missing, "name": name, "split": opts.split}
+    _check_source_ids(ws, opts.source_licenses)
     with ws.run(EXPORT_STAGE, params, lock=True) as run:  # one export of a workspace at a time
         for repair in recover_output(out, MARKER):
             note(repair)
@@ -323,6 +361,8 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
         run.counts = {"items": len(samples), "errors": len(failures), "gate_failures": len(found.gate_failures)}
         if found.gate_failures:
             raise ExportGateError(found.gate_failures)
+        if found.dry_run and not opts.allow_dry_run:
+            raise DryRunExportError(found.dry_run)
         if failures and not opts.skip_missing:
             raise ExportItemsError(failures)
         if not samples:
@@ -349,7 +389,7 @@ def export_workspace(ws: Workspace, opts: ExportOptions,
                                   images_mode=opts.images, by_status=dict(sorted(by_status.items())),
                                   skipped=len(failures), error_items=failures,
                                   plots=[str(p.png.relative_to(tmp)) for p in plots], funnel=found.funnel,
-                                  review_alpha=_review_alpha(ws))
+                                  review_alpha=_review_alpha(ws), dry_run=len(found.dry_run))
             steps = stage_counts(ws)
             card = render_card(report, stats, steps, plots=[(p.name, p.title, str(p.png.relative_to(tmp)), p.caption)
                                                             for p in plots],
@@ -378,6 +418,21 @@ def _draft_mix(ws: Workspace) -> dict[str, Any] | None:
     if not isinstance(params, dict):
         return None
     return {"mix": params.get("mix", "every"), "planned": params.get("planned", {})}
+
+
+def _check_source_ids(ws: Workspace, overrides: dict[str, str] | None) -> None:
+    """DataError naming the ``--source-license`` ids that are no source of the workspace (a typo would otherwise
+    leave a source without its licence, silently)."""
+    if not overrides:
+        return
+    with ws.db.read() as s:
+        known = {str(sid): title for sid, title in s.execute(select(Source.id, Source.title))}
+    unknown = [sid for sid in overrides if sid not in known]
+    if unknown:
+        listed = ", ".join(f"{sid} ({title or 'untitled'})" for sid, title in sorted(known.items(), key=lambda kv:
+                                                                                    int(kv[0]))[:10])
+        raise DataError(f"--source-license: no source with id {', '.join(unknown)} in the workspace; its sources "
+                        f"are {listed or 'none'} (`zuhyo figures WS --json` shows each figure's source_id)")
 
 
 def _review_alpha(ws: Workspace) -> dict[str, Any] | None:

@@ -38,4 +38,6 @@ class ExportReport(BaseModel):
     """Per protocol, the items at each human check (:func:`zuhyo.construct.qa.gates.funnel`)."""
     review_alpha: dict[str, Any] | None = None
     """Krippendorff's α of the expert ratings with its 95 % CI (``{"alpha", "ci95", ...}``), if any."""
+    dry_run: int = 0
+    """Items holding dry-run placeholders, exported with ``allow_dry_run`` (a rehearsal, not data)."""
     pushed_to: str | None = None

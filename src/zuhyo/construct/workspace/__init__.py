@@ -18,6 +18,7 @@ and :mod:`qa_tables` (the tables), :mod:`records` (writes of collected rows and 
 
 from __future__ import annotations
 
+import asyncio
 import getpass
 import json
 import os
@@ -168,7 +169,8 @@ class Workspace:
 
     @contextmanager
     def run(self, stage: str, params: dict[str, Any], *, lock: bool = False) -> Iterator[RunHandle]:
-        """Record one stage invocation in ``stage_runs``: ``running`` now, ``done`` or ``failed`` with counts.
+        """Record one stage invocation in ``stage_runs``: ``running`` now, ``done``, ``failed`` or ``interrupted``
+        (Ctrl-C) with counts.
 
         ``lock``: hold the stage's lock throughout (:meth:`stage_lock`): one writer per stage, so that two
         processes never record every decision twice or ask a model twice about every figure."""
@@ -191,6 +193,9 @@ class Workspace:
         try:
             yield handle
             status = "done"
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            status = "interrupted"  # Ctrl-C: what was recorded stays; a re-run resumes
+            raise
         finally:
             with self.db.write() as s:
                 done = s.get(StageRun, run_id)

@@ -63,8 +63,20 @@ def run_status(run: StageRun) -> str:
     return run.status
 
 
+#: Model stages whose items are keyed by model (a re-run with another model asks other keys): a later run that
+#: finished with no error supersedes their earlier errors (``superseded_errors`` in :func:`status`).
+SUPERSEDING_STAGES = ("image_type", "ccv", "abstracts", "draft", "audit")
+
+
+def _last_clean_runs(runs: list[StageRun]) -> dict[str, int]:
+    """Per superseding stage, the id of its latest run that finished ``done`` with no error."""
+    return {run.stage: run.id for run in runs if run.stage in SUPERSEDING_STAGES and run.status == "done"
+            and not (run.counts or {}).get("errors")}
+
+
 def status(ws: Workspace) -> dict[str, Any]:
-    """Counts per stage and decision, unresolved errors per stage, and the last run of each stage."""
+    """Counts per stage and decision, unresolved errors per stage (those of a model stage before a later run that
+    had none are ``superseded_errors``), the last run of each stage, and the QA items by status and by origin."""
     with ws.db.read() as s:
         n_sources = s.scalar(select(func.count()).select_from(Source)) or 0
         n_documents = s.scalar(select(func.count()).select_from(Document)) or 0
@@ -79,11 +91,14 @@ def status(ws: Workspace) -> dict[str, Any]:
             for stage, decision in figure_decisions.items():
                 counts = stages.setdefault(stage, {})
                 counts[decision] = counts.get(decision, 0) + 1
-        errors = s.execute(select(ItemError.stage, func.count()).where(ItemError.resolved_at.is_(None))
-                           .group_by(ItemError.stage))
-        for stage, n in errors:
-            stages.setdefault(stage, {})["errors"] = n
-        for run in s.scalars(select(StageRun).order_by(StageRun.id)):
+        runs = list(s.scalars(select(StageRun).order_by(StageRun.id)))
+        clean = _last_clean_runs(runs)
+        unresolved = select(ItemError.stage, ItemError.run_id).where(ItemError.resolved_at.is_(None))
+        for stage, run_id in s.execute(unresolved):
+            entry = stages.setdefault(stage, {})
+            key = "superseded_errors" if run_id is not None and run_id < clean.get(stage, 0) else "errors"
+            entry[key] = entry.get(key, 0) + 1
+        for run in runs:
             entry = stages.setdefault(run.stage, {})
             entry["runs"] = entry.get("runs", 0) + 1
             entry["last_run"] = {"id": run.id, "status": run_status(run), "started_by": run.started_by,
@@ -92,17 +107,28 @@ def status(ws: Workspace) -> dict[str, Any]:
         for d in decided.values():
             status_counts[figure_status(d)] += 1
         status_counts["collected"] = n_figures - status_counts["kept"] - status_counts["dropped"]
-        qa_items = dict(sorted((st, n) for st, n in s.execute(
-            select(QAItemRow.status, func.count(QAItemRow.id)).group_by(QAItemRow.status))))
+        qa_by_origin: dict[str, dict[str, int]] = {}
+        for origin, st, n in s.execute(select(QAItemRow.origin, QAItemRow.status, func.count(QAItemRow.id))
+                                       .group_by(QAItemRow.origin, QAItemRow.status)):
+            qa_by_origin.setdefault(origin, {})[st] = n
+    qa_items: dict[str, int] = {}
+    for by_status in qa_by_origin.values():
+        for st, n in by_status.items():
+            qa_items[st] = qa_items.get(st, 0) + n
     for entry in stages.values():
         entry.setdefault("errors", 0)
-    return {"qa_items": qa_items, "workspace": str(ws.root), "database": ws.db.backend, "revision": ws.revision(),
+    return {"qa_items": dict(sorted(qa_items.items())),
+            "qa_items_by_origin": {o: dict(sorted(c.items())) for o, c in sorted(qa_by_origin.items())},
+            "workspace": str(ws.root), "database": ws.db.backend, "revision": ws.revision(),
             "sources": n_sources, "documents": n_documents, "figures": n_figures, "status": status_counts,
             "errors": sum(e["errors"] for e in stages.values()), "stages": stages}
 
 
 def list_figures(ws: Workspace, stage: str | None = None, decision: str | None = None) -> list[dict[str, Any]]:
-    """Figures with their status, in id order; ``stage``/``decision`` keep those whose current decision matches."""
+    """Figures with their status, in id order; ``stage``/``decision`` keep those whose current decision matches.
+
+    Each carries its source (``source_id``, as ``zuhyo export --source-license ID=...`` takes it, and its title)
+    and, per stage, its current decision's reason, who made it and the evidence (``decision_details``)."""
     with ws.db.read() as s:
         query = select(FigureRow).order_by(FigureRow.id)
         if stage is not None or decision is not None:
@@ -115,25 +141,36 @@ def list_figures(ws: Workspace, stage: str | None = None, decision: str | None =
             query = query.distinct()
         rows = list(s.scalars(query))
         decided = _decisions_by_figure(s)
-        in_stage = ({} if stage is None else
-                    {d.figure_id: d for d in s.scalars(_current_decisions().where(DecisionRow.stage == stage))})
-    out = []
+        why = _decision_details(s)
+        sources = {doc_id: (src_id, title) for doc_id, src_id, title in s.execute(
+            select(Document.id, Source.id, Source.title).join(Source, Source.id == Document.source_id))}
+    out: list[dict[str, Any]] = []
     for row in rows:
         fig = figure_from_row(row)
         d = decided.get(row.id, {})
-        entry: dict[str, Any] = {
-            "id": fig.id, "sha256": fig.sha256, "caption": fig.caption, "figure_number": fig.figure_number,
-            "page_url": fig.page_url, "paper_id": fig.paper_id, "locator": fig.locator, "document_id": fig.document_id,
-            "width": fig.width, "height": fig.height, "status": figure_status(d), "decisions": d}
-        latest = in_stage.get(row.id)
-        if latest is not None:  # why, by whom, on what evidence; a near duplicate names the figure it duplicates
-            evidence = dict(latest.evidence or {})
-            entry["decision"] = {"decision": latest.decision, "reason": latest.reason,
-                                 "decided_by": latest.decided_by, "evidence": evidence}
+        out.append({"id": fig.id, "sha256": fig.sha256, "caption": fig.caption, "figure_number": fig.figure_number,
+                    "page_url": fig.page_url, "paper_id": fig.paper_id, "locator": fig.locator,
+                    "document_id": fig.document_id, "width": fig.width, "height": fig.height,
+                    "status": figure_status(d), "decisions": d})
+        source_id, source_title = sources.get(row.document_id, (None, None))
+        out[-1].update(source_id=source_id, source_title=source_title, decision_details=why.get(row.id, {}))
+        latest = why.get(row.id, {}).get(stage) if stage is not None else None
+        if latest is not None:  # the asked stage's decision; a near duplicate names the figure it duplicates
+            out[-1]["decision"] = latest
+            evidence = latest["evidence"]
             if "duplicate_of" in evidence:
-                entry["duplicate_of"] = {**evidence["duplicate_of"], "score": evidence.get("score"),
-                                         "reason": latest.reason}
-        out.append(entry)
+                out[-1]["duplicate_of"] = {**evidence["duplicate_of"], "score": evidence.get("score"),
+                                           "reason": latest["reason"]}
+    return out
+
+
+def _decision_details(s: Session) -> dict[int, dict[str, dict[str, Any]]]:
+    """``{figure id: {stage: {decision, reason, decided_by, at, evidence}}}`` of the current decisions."""
+    out: dict[int, dict[str, dict[str, Any]]] = {}
+    for row in s.scalars(_current_decisions()):
+        out.setdefault(row.figure_id, {})[row.stage] = {
+            "decision": row.decision, "reason": row.reason, "decided_by": row.decided_by,
+            "at": iso_utc(row.created_at), "evidence": row.evidence or {}}
     return out
 
 

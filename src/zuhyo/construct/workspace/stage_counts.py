@@ -41,10 +41,12 @@ class StepCount:
     """Stage runs recorded for the step."""
     models: list[str] = field(default_factory=list)
     """Models named in the step's runs' parameters."""
+    stages: list[str] = field(default_factory=list)
+    """The stage names its runs and errors are recorded under (``zuhyo status``'s stages)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"step": self.step, "command": self.command, "count": self.count, "detail": self.detail,
-                "runs": self.runs, "models": self.models}
+                "runs": self.runs, "models": self.models, "stages": self.stages}
 
 
 def _runs(ws: Workspace) -> dict[str, tuple[int, list[str]]]:
@@ -60,16 +62,17 @@ def _runs(ws: Workspace) -> dict[str, tuple[int, list[str]]]:
     return out
 
 
-def stage_counts(ws: Workspace) -> list[StepCount]:
-    """The construction steps in pipeline order, each with its counts (steps nobody ran show 0)."""
-    st = status(ws)
+def stage_counts(ws: Workspace, current: dict[str, Any] | None = None) -> list[StepCount]:
+    """The construction steps in pipeline order, each with its counts (steps nobody ran show 0); ``current``: the
+    workspace's :func:`~zuhyo.construct.workspace.queries.status`, when the caller has it already."""
+    st = current if current is not None else status(ws)
     stages = st["stages"]
     runs = _runs(ws)
 
     def step(name: str, command: str, count: int, detail: dict[str, Any], *run_stages: str) -> StepCount:
         n = sum(runs.get(r, (0, []))[0] for r in run_stages)
         models = [m for r in run_stages for m in runs.get(r, (0, []))[1]]
-        return StepCount(name, command, count, detail, n, models)
+        return StepCount(name, command, count, detail, n, models, list(run_stages))
 
     filt = {k: v for k, v in stages.get("filter", {}).items() if k in ("keep", "drop")}
     sample = {k: v for k, v in stages.get("sample", {}).items() if k in ("keep", "drop")}

@@ -154,12 +154,15 @@ def find_quantities(text: str, *, keep_line_wavelengths: bool = False) -> list[Q
     found: list[Quantity] = []
     for m in _NUMBER.finditer(masked):
         value = float(m.group("mant").replace(",", ""))
-        if m.group("exp"):
-            value *= 10.0 ** int(m.group("exp"))
-        elif m.group("pow"):
-            value **= int(m.group("pow"))
-        elif m.group("eexp"):
-            value *= 10.0 ** int(m.group("eexp"))
+        try:
+            if m.group("exp"):
+                value *= 10.0 ** int(m.group("exp"))
+            elif m.group("pow"):
+                value **= int(m.group("pow"))
+            elif m.group("eexp"):
+                value *= 10.0 ** int(m.group("eexp"))
+        except OverflowError:  # "3e577" (an id, a hash): no finite number, not a value
+            continue
         if m.group("sign") == "-":
             value = -value
         unit = parse_unit(m.group("unit")) if m.group("unit") else None
