@@ -31,6 +31,7 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
     issue 22 (each star cluster's best member kept, all others dropped), to measure an older tree."""
     from zuhyo.construct.executor import map_items
     from zuhyo.construct.filter import near_duplicates as nd
+    from zuhyo.construct.filter.feature_store import stack_features
     score = nd.DEFAULT_MIN_SCORE if min_score is None else min_score
     t0 = time.perf_counter()
     measured = map_items(_inspect_measured, datas, executor=executor)
@@ -38,7 +39,7 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
     worker_peak = max(m[1] for m in measured)
     del measured
     t1 = time.perf_counter()
-    arrays = nd.stack_features(feats)
+    arrays = stack_features(feats)
     area = [-(f.width * f.height) for f in feats]
     del feats
     kwargs = {} if neighbours is None else {"neighbours": neighbours}

@@ -67,7 +67,8 @@ def _score(pred: set[tuple[int, int]], truth: set[tuple[int, int]]) -> dict[str,
 def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[str, float]]:
     from zuhyo.construct.executor import map_items
     from zuhyo.construct.filter.checks import Unreadable
-    from zuhyo.construct.filter.near_duplicates import candidate_pairs, clusters, stack_features, verified_pairs
+    from zuhyo.construct.filter.feature_store import stack_features
+    from zuhyo.construct.filter.near_duplicates import candidate_pairs, clusters, verified_pairs
 
     t0 = time.perf_counter()
     measured = map_items(_inspect_measured, datas, executor=executor)

@@ -130,7 +130,8 @@ def test_near_duplicate_features_and_verification_on_ray_equal_the_local_ones(lo
     from test_construct_filter import chart_corpus
 
     from zuhyo.construct.filter.checks import inspect_image
-    from zuhyo.construct.filter.near_duplicates import stack_features, verified_pairs
+    from zuhyo.construct.filter.feature_store import stack_features
+    from zuhyo.construct.filter.near_duplicates import verified_pairs
 
     cc = chart_corpus()
     datas = [cc.render_chart(0), cc.render_chart(4), cc.near_duplicate(0, seed=101), cc.render_chart(60),

@@ -13,6 +13,7 @@ from test_construct_filter import chart_corpus
 pytest.importorskip("matplotlib", reason="the charts are rendered with matplotlib")
 pytest.importorskip("scipy", reason="the [build] extra is needed")
 
+from zuhyo.construct.filter.feature_store import stack_features  # noqa: E402
 from zuhyo.construct.filter.near_duplicates import (  # noqa: E402
     DEFAULT_MIN_SCORE,
     MAX_SOLID,
@@ -21,7 +22,6 @@ from zuhyo.construct.filter.near_duplicates import (  # noqa: E402
     descriptors,
     image_features,
     score_pairs,
-    stack_features,
     verified_pairs,
     verify_pair,
 )

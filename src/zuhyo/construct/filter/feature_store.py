@@ -22,6 +22,28 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+def stack_features(features: Sequence[ImageFeatures], tmp_dir: Path | None = None) -> FeatureArrays:
+    """The features' arrays, computed by the workers that decoded the images, stacked in the driver (the
+    thumbnails' file in ``tmp_dir``: :func:`thumbs_array`). The filter stage
+    collects them batch by batch instead (:class:`FeatureCollector`)."""
+    import numpy as np
+
+    from zuhyo.construct.filter.alignment import Prepared
+
+    windows = 1 + len(CROP_WINDOWS) ** 2
+
+    def stacked(field: str, shape: tuple[int, ...]) -> np.ndarray:
+        out = np.empty((len(features), *shape), dtype=np.float32)
+        for k, f in enumerate(features):
+            out[k] = np.frombuffer(getattr(f, field), dtype=np.float32).reshape(shape)
+        return out
+
+    prepared = Prepared(stacked("col_profile", (THUMB,)), stacked("row_profile", (THUMB,)),
+                        np.array([f.ink for f in features], dtype=np.int64),
+                        np.array([f.grey for f in features], dtype=bool))
+    return FeatureArrays(thumbs_array(features, tmp_dir), stacked("descriptors", (windows, DESC * DESC)), prepared)
+
+
 def thumbs_array(features: Sequence[ImageFeatures], tmp_dir: Path | None = None) -> np.ndarray:
     """(n, THUMB, THUMB, 3) uint8: the features' thumbnails, in a read-only memory map of a temporary ``.npy``
     file (:class:`ThumbnailFile`)."""

@@ -27,7 +27,7 @@ scores near 1 with no solid difference; a chart of the same kind with other data
 star clusters (:func:`clusters`), whose members are then verified against the member kept
 (:mod:`zuhyo.construct.filter.duplicate_groups`).
 
-The driver stacks the features (:func:`stack_features`); the thumbnails go to a memory map that local workers
+The driver stacks the features (``feature_store.stack_features``); the thumbnails go to a memory map that local workers
 read by path.
 """
 
@@ -37,7 +37,6 @@ import contextlib
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zuhyo.construct.filter.alignment import TITLE_BAND, luma
@@ -215,37 +214,13 @@ def content_box(thumb: np.ndarray, level: int = 24, outliers: float = 0.01, ends
 
 @dataclass(frozen=True)
 class FeatureArrays:
-    """Many images' features as arrays, indexed like the features they came from (:func:`stack_features`)."""
+    """Many images' features as arrays, indexed like the features they came from (``feature_store.stack_features``)."""
 
     thumbs: np.ndarray
     """(n, THUMB, THUMB, 3) uint8, a memory map (:func:`zuhyo.construct.filter.feature_store.thumbs_array`)."""
     descriptors: np.ndarray
     """(n, 1 + len(CROP_WINDOWS)**2, DESC*DESC) float32."""
     prepared: Prepared
-
-
-def stack_features(features: Sequence[ImageFeatures], tmp_dir: Path | None = None) -> FeatureArrays:
-    """The features' arrays, computed by the workers that decoded the images, stacked in the driver (the
-    thumbnails' file in ``tmp_dir``: :func:`zuhyo.construct.filter.feature_store.thumbs_array`). The filter stage
-    collects them batch by batch instead (:class:`zuhyo.construct.filter.feature_store.FeatureCollector`)."""
-    import numpy as np
-
-    from zuhyo.construct.filter.alignment import Prepared
-
-    windows = 1 + len(CROP_WINDOWS) ** 2
-
-    def stacked(field: str, shape: tuple[int, ...]) -> np.ndarray:
-        out = np.empty((len(features), *shape), dtype=np.float32)
-        for k, f in enumerate(features):
-            out[k] = np.frombuffer(getattr(f, field), dtype=np.float32).reshape(shape)
-        return out
-
-    prepared = Prepared(stacked("col_profile", (THUMB,)), stacked("row_profile", (THUMB,)),
-                        np.array([f.ink for f in features], dtype=np.int64),
-                        np.array([f.grey for f in features], dtype=bool))
-    from zuhyo.construct.filter.feature_store import thumbs_array
-
-    return FeatureArrays(thumbs_array(features, tmp_dir), stacked("descriptors", (windows, DESC * DESC)), prepared)
 
 
 def dct_hash(thumb: np.ndarray) -> int:

@@ -44,9 +44,9 @@ def make_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         try:
-            # As many connections as the app's worker threads (anyio's 40) can want at once, and a long wait
-            # rather than an error when a loaded machine holds them longer: a pool timeout is a failed request.
-            return create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=40, pool_timeout=120)
+            # A long wait rather than an error when a loaded machine holds connections longer (a pool timeout is a
+            # failed request); at most 25 connections, so a few servers fit PostgreSQL's default 100.
+            return create_engine(parsed, pool_pre_ping=True, pool_size=5, max_overflow=20, pool_timeout=120)
         except ModuleNotFoundError as e:
             raise WorkspaceError(f"database driver for {parsed.drivername} is not installed ({e.name}); "
                                  "for PostgreSQL: pip install 'psycopg[binary]'") from None
