@@ -4,7 +4,7 @@ assignments, ownership checks and the views of figures and flags."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import select
@@ -15,7 +15,7 @@ from zuhyo.annotate.workflow import Conflict, FigureView, FlagView, NotFound, Su
 from zuhyo.construct.qa.gates import SHOWN_ACTION
 from zuhyo.construct.qa.items import log_action, update_qa_item
 from zuhyo.construct.workspace.db import Database
-from zuhyo.construct.workspace.orm import utcnow
+from zuhyo.construct.workspace.orm import aware, utcnow  # noqa: F401 - aware: re-exported for the workflow
 from zuhyo.construct.workspace.qa_tables import ActionRow, AssignmentRow, QAFlag, QAItemRow, SubmissionRow, UserRow
 from zuhyo.construct.workspace.tables import Document, FigureRow, Source
 
@@ -42,13 +42,6 @@ def transact(db: Database, work: Callable[[Session], T]) -> T:
         return work(s)
 
     return db.write_retrying(locked, attempts=ATTEMPTS)
-
-
-def aware(value: datetime | None) -> datetime | None:
-    """Timestamps come back from SQLite without their zone; they were written in UTC."""
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value
 
 
 def check_key(key: str) -> None:

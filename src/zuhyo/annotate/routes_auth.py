@@ -67,9 +67,11 @@ async def logout(request: Request) -> Response:
 
     await checked_form(request)
     session, user = session_of(request), current_user(request)
-    if user is not None and end_session(app_state(request).ws.db, session.sid, "logout"):
-        with app_state(request).ws.db.write() as s:
-            log_action(s, actor=user.name, user_id=user.id, action="logout", target_type="user", target_id=user.id)
+    if user is not None:
+        with app_state(request).ws.db.write() as s:  # the session's end and its log entry in one transaction
+            if end_session(s, session.sid, "logout"):
+                log_action(s, actor=user.name, user_id=user.id, action="logout", target_type="user",
+                           target_id=user.id)
     set_session(request, SessionSigner.new_session(locale=session.locale))
     return redirect("/login?bye=1")
 

@@ -11,13 +11,13 @@ cookie alone: they carry no rights.
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
 from zuhyo.construct.workspace.db import Database
-from zuhyo.construct.workspace.orm import utcnow
+from zuhyo.construct.workspace.orm import aware, utcnow
 from zuhyo.construct.workspace.qa_tables import WebSessionRow
 
 #: Ended and expired sessions are forgotten this long after they ended (the audit log keeps logins and logouts).
@@ -27,11 +27,6 @@ FORGET_AFTER = timedelta(days=30)
 def session_key(sid: str) -> str:
     """The key under which session ``sid`` is stored."""
     return hashlib.sha256(sid.encode()).hexdigest()
-
-
-def _aware(value: datetime) -> datetime:
-
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def start_session(db: Database, sid: str, user_id: int, max_age_s: float, client: str | None) -> None:
@@ -45,17 +40,18 @@ def start_session(db: Database, sid: str, user_id: int, max_age_s: float, client
 
 def session_is_live(row: WebSessionRow | None, user_id: int) -> bool:
     """Whether ``row`` is a session of ``user_id`` that has not ended or expired."""
-    return (row is not None and row.user_id == user_id and row.ended_at is None
-            and _aware(row.expires_at) > utcnow())
+    if row is None or row.user_id != user_id or row.ended_at is not None:
+        return False
+    expires = aware(row.expires_at)
+    return expires is not None and expires > utcnow()
 
 
-def end_session(db: Database, sid: str, reason: str) -> bool:
-    """End session ``sid`` (logout); False when it was not live."""
-    with db.write() as s:
-        done = s.execute(update(WebSessionRow).where(WebSessionRow.id == session_key(sid),
-                                                     WebSessionRow.ended_at.is_(None))
-                         .values(ended_at=utcnow(), ended_reason=reason))
-        return bool(getattr(done, "rowcount", 0))
+def end_session(s: Session, sid: str, reason: str) -> bool:
+    """End session ``sid`` (logout) in the caller's transaction; False when it was not live."""
+    done = s.execute(update(WebSessionRow).where(WebSessionRow.id == session_key(sid),
+                                                 WebSessionRow.ended_at.is_(None))
+                     .values(ended_at=utcnow(), ended_reason=reason))
+    return bool(getattr(done, "rowcount", 0))
 
 
 def end_user_sessions(s: Session, user_id: int, reason: str) -> int:

@@ -19,6 +19,13 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def aware(value: datetime | None) -> datetime | None:
+    """Timestamps come back from SQLite without their zone; they were written in UTC."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
 def iso_utc(value: datetime | None) -> str | None:
     """ISO 8601 in UTC; SQLite hands timestamps back without their zone, and they were written in UTC."""
     if value is None:
