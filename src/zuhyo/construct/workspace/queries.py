@@ -140,8 +140,8 @@ def list_figures(ws: Workspace, stage: str | None = None, decision: str | None =
                 query = query.where(current.c.decision == decision)
             query = query.distinct()
         rows = list(s.scalars(query))
-        decided = _decisions_by_figure(s)
-        why = _decision_details(s)
+        why = _decision_details(s)  # the current decisions, read once: the status comes from them too
+        decided = {fid: {stage: d["decision"] for stage, d in stages.items()} for fid, stages in why.items()}
         sources = {doc_id: (src_id, title) for doc_id, src_id, title in s.execute(
             select(Document.id, Source.id, Source.title).join(Source, Source.id == Document.source_id))}
     out: list[dict[str, Any]] = []
