@@ -269,3 +269,36 @@ def test_person_overturns_a_stage_decision(ws: Path, tmp_path: Path):
             ] == [1]
     out = json.dumps(run_cli_json("status", str(ws))["stages"]["filter"])
     assert '"keep": 1' in out
+
+
+def test_title_and_url_name_the_source_in_figures_and_a_bad_url_is_refused(ws: Path, tmp_path: Path):
+    make_image_folder(tmp_path / "imgs", 2, subdirs=0)
+    bad = run_cli("collect", "folder", str(ws), str(tmp_path / "imgs"), "--url", "file:///etc/passwd", check=False)
+    assert bad.returncode != 0 and "is not an http(s) URL" in bad.stderr
+    assert run_cli_json("status", str(ws))["figures"] == 0  # refused before anything was recorded
+    run_cli_json("collect", "folder", str(ws), str(tmp_path / "imgs"))
+    assert {f["source_title"] for f in run_cli_json("figures", str(ws))["figures"]} == {"imgs"}  # the folder's name
+    # given on a re-run, the title replaces the folder's name (nothing is collected twice)
+    again = run_cli_json("collect", "folder", str(ws), str(tmp_path / "imgs"), "--title", "県の統計図表 2024",
+                         "--url", "https://example.org/stats")
+    assert (again["figures"], again["skipped_existing"]) == (0, 2)
+    assert {f["source_title"] for f in run_cli_json("figures", str(ws))["figures"]} == {"県の統計図表 2024"}
+
+
+def test_source_names_prefer_series_then_given_then_the_documents_own_title():
+    from zuhyo.construct.workspace.records import source_title, source_url
+    from zuhyo.construct.workspace.tables import Document, Source
+
+    paper = Document(title="Stellar rotation with celerite", page_url=None)
+    latex = Source(kind="latex", title="1703.09710", meta={})
+    assert source_title(latex, paper) == "Stellar rotation with celerite"
+    assert source_url(latex, paper, None) == "https://arxiv.org/abs/1703.09710"
+    assert source_url(Source(kind="latex", title="my-draft", meta={}), paper, None) is None  # not an arXiv id
+    assert source_url(latex, paper, "https://example.org/fig.png") == "https://example.org/fig.png"
+    folder = Source(kind="folder", title="imgs", meta={})
+    assert source_title(folder, Document(title="part0")) == "imgs"  # a sub-folder's name is no better
+    named = Source(kind="folder", title="imgs", meta={"title": "Given", "url": "https://example.org/"})
+    assert (source_title(named, Document(title="part0")), source_url(named, Document(), None)) == \
+        ("Given", "https://example.org/")
+    series = Source(kind="html", title=None, meta={"white_paper": "令和6年版 情報通信白書", "title": "Given"})
+    assert source_title(series, Document(title="page")) == "令和6年版 情報通信白書"

@@ -53,6 +53,11 @@ def test_demo_build_runs_every_stage_offline_and_exports_a_marked_rehearsal(demo
     # an astro-only export: DomainCQA's categories and CCV, none of HakushoBench's (all-zero) flag or topic tables
     assert "### Question categories (DomainCQA Table 1)" in card and "### CCV attribute proportions" in card
     assert "Difficulty flags" not in card and "Topic groups" not in card
+    # sources by their titles (the paper's \\title, the title given to the folder), not by file or folder names
+    sources = card.split("## Sources and licences", 1)[1].split("\n## ", 1)[0]
+    assert "| A rehearsal paper on galaxies and stars |" in sources
+    assert "| Rehearsal charts (made by zuhyo demo build) |" in sources
+    assert "| rehearsal-paper |" not in sources and "| folder |" not in sources
     from zuhyo.benchmarks.base import BenchmarkSource, load_benchmark
 
     loaded = load_benchmark("local", BenchmarkSource(path=out / "export"), strict=True)

@@ -190,7 +190,7 @@ def _collect(ws: Any, sources: dict[str, Path], steps: _Steps, ws_dir: Path) -> 
     steps.add("collect pdf", f"{pdf.figures} figures from 1 page ({pdf.captioned} captioned), {pdf.errors} errors",
               look, t, figures=pdf.figures, errors=pdf.errors)
     t = time.monotonic()
-    folder = collect_folder(ws, sources["folder"])
+    folder = collect_folder(ws, sources["folder"], title="Rehearsal charts (made by zuhyo demo build)")
     steps.add("collect folder", f"{folder.figures} figures, {folder.errors} errors", look, t,
               figures=folder.figures, errors=folder.errors)
     t = time.monotonic()

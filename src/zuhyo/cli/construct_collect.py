@@ -31,6 +31,10 @@ def folder_cmd(
                                                                      "figure_number, context, page_url, paper_id, "
                                                                      "... columns.")] = None,
     max_pixels: MaxPixelsOpt = 89_478_485,
+    title: Annotated[str | None, typer.Option("--title", help="The source's title, as the card and the export's "
+                                              "source_title show it (default: the folder's name).")] = None,
+    url: Annotated[str | None, typer.Option("--url", help="Where the images come from (http or https), as the "
+                                            "export's source_url shows it.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Collect a plain folder of images; corrupt and non-image files are recorded as errors; resumable."""
@@ -38,7 +42,7 @@ def folder_cmd(
         from zuhyo.construct.collect.folder import collect_folder
 
         report = collect_folder(w, folder, captions=captions, max_pixels=max_pixels, on_start=on_start,
-                                on_item=on_item)
+                                on_item=on_item, title=title, url=url)
     if json_out:
         emit_json(report.model_dump(mode="json"))
         return

@@ -72,8 +72,13 @@ def list_files(folder: Path, exclude: set[Path], exclude_dirs: tuple[Path, ...] 
 def collect_folder(ws: Workspace, folder: Path | str, *, captions: Path | str | None = None,
                    max_pixels: int = DEFAULT_MAX_PIXELS, max_bytes: int = DEFAULT_MAX_BYTES,
                    on_item: Callable[[str, str], None] | None = None,
-                   on_start: Callable[[int], None] | None = None) -> CollectReport:
+                   on_start: Callable[[int], None] | None = None, title: str | None = None,
+                   url: str | None = None) -> CollectReport:
     """Collect every image under ``folder`` into ``ws``; ``on_item(file, outcome)`` follows progress.
+
+    ``title`` and ``url`` name the source the images come from (the card and the export's ``source_title`` /
+    ``source_url`` show them; without them the folder's name stands for the title); given on a re-run, they
+    replace the earlier ones.
 
     ``outcome`` is ``added``, ``existing`` or ``error``. Raises :class:`DataError` when the folder or the
     captions CSV cannot be read at all (nothing is recorded then).
@@ -90,9 +95,20 @@ def collect_folder(ws: Workspace, folder: Path | str, *, captions: Path | str | 
         by_file, report.unmatched_captions = match_captions(read_captions(caption_path), files)
     if on_start is not None:
         on_start(len(files))
-    params = {"collector": KIND, "folder": str(folder), "captions": str(caption_path) if caption_path else None}
+    if url is not None and url.strip() and not url.strip().lower().startswith(("http://", "https://")):
+        raise DataError(f"--url {url!r} is not an http(s) URL")
+    params = {"collector": KIND, "folder": str(folder), "captions": str(caption_path) if caption_path else None,
+              "title": title, "url": url}
     with ws.run(STAGE, params) as run:
-        source_id = ws.db.write_retrying(lambda s: get_or_create_source(s, KIND, str(folder), title=folder.name).id)
+        given = {k: v.strip() for k, v in (("title", title), ("url", url)) if v and v.strip()}
+
+        def source(s: Session) -> int:
+            row = get_or_create_source(s, KIND, str(folder), title=folder.name)
+            if any((row.meta or {}).get(k) != v for k, v in given.items()):
+                row.meta = {**(row.meta or {}), **given}
+            return row.id
+
+        source_id = ws.db.write_retrying(source)
         with ws.db.read() as s:
             existing = {(doc, fig) for doc, fig in s.execute(
                 select(Document.locator, FigureRow.locator).join(FigureRow, FigureRow.document_id == Document.id)

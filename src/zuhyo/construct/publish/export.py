@@ -48,6 +48,7 @@ from zuhyo.construct.qa.items import qa_item_to_sample
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.labels import CCV_STAGE, IMAGE_TYPE_STAGE, ccv_tuple, current_label_rows
 from zuhyo.construct.workspace.qa_tables import QAItemRow
+from zuhyo.construct.workspace.records import source_title, source_url
 from zuhyo.construct.workspace.tables import Document, FigureRow, Source
 from zuhyo.errors import DataError
 from zuhyo.images.store import sha256_hex
@@ -113,11 +114,6 @@ def source_license(src: Source, doc: Document, overrides: dict[str, str] | None)
     return None
 
 
-def source_title(src: Source, doc: Document) -> str | None:
-    """What the statistics' source table names: a white paper's series, else the source's or document's title."""
-    meta = src.meta or {}
-    series = meta.get("white_paper") or meta.get("series")
-    return str(series) if series else (src.title or doc.title)
 
 
 def hakusho_meta(sample: Sample, src: Source, fig: FigureRow) -> HakushoMeta | None:
@@ -269,7 +265,7 @@ def _enrich(sample: Sample, fig: FigureRow, doc: Document, src: Source, image_ty
     publisher = (src.meta or {}).get("publisher")
     source = base.model_copy(update={"title": source_title(src, doc), "license": source_license(src, doc,
                                      opts.source_licenses), "publisher": publisher if isinstance(publisher, str)
-                                     else None, "url": base.url or doc.page_url})
+                                     else None, "url": source_url(src, doc, base.url)})
     update: dict[str, Any] = {"source": source, "split": opts.split, "hakusho": hakusho_meta(sample, src, fig)}
     if image_type is not None and str(image_type) in {t.value for t in ImageType}:
         update["image_type"] = ImageType(str(image_type))

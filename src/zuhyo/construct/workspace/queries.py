@@ -14,7 +14,13 @@ from zuhyo.construct.workspace import Workspace, current_user
 from zuhyo.construct.workspace.db import WorkspaceError
 from zuhyo.construct.workspace.orm import iso_utc
 from zuhyo.construct.workspace.qa_tables import QAItemRow
-from zuhyo.construct.workspace.records import DECISIONS, decision_from_row, figure_from_row, record_decision
+from zuhyo.construct.workspace.records import (
+    DECISIONS,
+    decision_from_row,
+    figure_from_row,
+    record_decision,
+    source_title,
+)
 from zuhyo.construct.workspace.tables import DecisionRow, Document, FigureRow, ItemError, Source, StageRun
 from zuhyo.schema import Decision
 
@@ -142,8 +148,9 @@ def list_figures(ws: Workspace, stage: str | None = None, decision: str | None =
         rows = list(s.scalars(query))
         why = _decision_details(s)  # the current decisions, read once: the status comes from them too
         decided = {fid: {stage: d["decision"] for stage, d in stages.items()} for fid, stages in why.items()}
-        sources = {doc_id: (src_id, title) for doc_id, src_id, title in s.execute(
-            select(Document.id, Source.id, Source.title).join(Source, Source.id == Document.source_id))}
+        # named as the export's card names them (a series, a given title, the paper's or page's own title)
+        sources = {doc.id: (src.id, source_title(src, doc)) for doc, src in s.execute(
+            select(Document, Source).join(Source, Source.id == Document.source_id))}
     out: list[dict[str, Any]] = []
     for row in rows:
         fig = figure_from_row(row)
@@ -152,8 +159,8 @@ def list_figures(ws: Workspace, stage: str | None = None, decision: str | None =
                     "page_url": fig.page_url, "paper_id": fig.paper_id, "locator": fig.locator,
                     "document_id": fig.document_id, "width": fig.width, "height": fig.height,
                     "status": figure_status(d), "decisions": d})
-        source_id, source_title = sources.get(row.document_id, (None, None))
-        out[-1].update(source_id=source_id, source_title=source_title, decision_details=why.get(row.id, {}))
+        source_id, source_name = sources.get(row.document_id, (None, None))
+        out[-1].update(source_id=source_id, source_title=source_name, decision_details=why.get(row.id, {}))
         latest = why.get(row.id, {}).get(stage) if stage is not None else None
         if latest is not None:  # the asked stage's decision; a near duplicate names the figure it duplicates
             out[-1]["decision"] = latest

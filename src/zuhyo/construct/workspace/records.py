@@ -7,6 +7,7 @@ unique constraints, which makes re-running a stage add nothing twice.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sqlalchemy import select
@@ -113,3 +114,32 @@ def decision_from_row(row: DecisionRow) -> Decision:
     return Decision(figure_id=row.figure_id, stage=row.stage, decision=row.decision, reason=row.reason,
                     decided_by=row.decided_by, at=iso_utc(row.created_at), evidence=row.evidence or {})
 
+
+# An arXiv identifier, new style (2101.01234, 2101.01234v2) or old (astro-ph/0601001): its abstract page is its URL.
+_ARXIV_ID = re.compile(r"(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?")
+
+
+def source_title(src: Source, doc: Document) -> str | None:
+    """What the card and the statistics name a source by: a white paper's series; else a title given at collection
+    (``collect folder --title``); else the document's own title (a paper's ``\\title``, a PDF's or page's title);
+    else the source's (a file, folder or paper id)."""
+    meta = src.meta or {}
+    for value in (meta.get("white_paper"), meta.get("series"), meta.get("title")):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    if src.kind != "folder" and doc.title:  # a folder's documents are named after its subfolders: no better
+        return doc.title
+    return src.title or doc.title
+
+
+def source_url(src: Source, doc: Document, figure_url: str | None) -> str | None:
+    """Where a reader finds the source: the figure's page, else the document's, else a URL given at collection
+    (``collect folder --url``), else an arXiv paper's abstract page (from its id)."""
+    given = (src.meta or {}).get("url")
+    if figure_url or doc.page_url:
+        return figure_url or doc.page_url
+    if isinstance(given, str) and given.strip():
+        return given.strip()
+    if src.kind == "latex" and src.title and _ARXIV_ID.fullmatch(src.title):
+        return f"https://arxiv.org/abs/{src.title}"
+    return None
