@@ -302,5 +302,8 @@ def test_pipeline_on_real_sources(tmp_path: Path, fake_server):
     doc, summary = export_and_evaluate(ws, tmp_path, fake_server, accepted, answers, "--source-license", "1=MIT")
     assert summary["entries"][0]["n_errors"] == 0
     card = (tmp_path / "published" / "README.md").read_text(encoding="utf-8")
-    assert "| celerite | MIT |" in card and "| sampled | `zuhyo sample` | " + str(n) + " |" in card
+    # the source is named by the paper's \\title (not its id, "celerite"), with the licence given by source id
+    celerite = [ln for ln in card.splitlines() if ln.startswith("| Fast and scalable Gaussian process modeling")]
+    assert len(celerite) == 1 and "| MIT |" in celerite[0], celerite
+    assert "| celerite |" not in card and "| sampled | `zuhyo sample` | " + str(n) + " |" in card
     assert f"| exported | `zuhyo export` | {len(accepted)} |" in card
