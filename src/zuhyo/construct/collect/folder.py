@@ -32,6 +32,7 @@ from zuhyo.construct.workspace.records import (
 )
 from zuhyo.construct.workspace.tables import Document, FigureRow
 from zuhyo.errors import DataError, ImageError
+from zuhyo.images.fetch import check_url
 from zuhyo.images.verify import DEFAULT_MAX_BYTES, DEFAULT_MAX_PIXELS, verify_image
 from zuhyo.schema import Figure
 
@@ -86,6 +87,9 @@ def collect_folder(ws: Workspace, folder: Path | str, *, captions: Path | str | 
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise DataError(f"{folder} is not a folder")
+    given = {k: v.strip() for k, v in (("title", title), ("url", url)) if v and v.strip()}
+    if "url" in given and (why := check_url(given["url"])) is not None:
+        raise DataError(f"--url {given['url']!r} is not an http(s) URL: {why}")
     caption_path = Path(captions).resolve() if captions is not None else None
     files = list_files(folder, {caption_path} if caption_path else set(),
                        (ws.root.resolve(), ws.images.root.resolve()))
@@ -95,13 +99,9 @@ def collect_folder(ws: Workspace, folder: Path | str, *, captions: Path | str | 
         by_file, report.unmatched_captions = match_captions(read_captions(caption_path), files)
     if on_start is not None:
         on_start(len(files))
-    if url is not None and url.strip() and not url.strip().lower().startswith(("http://", "https://")):
-        raise DataError(f"--url {url!r} is not an http(s) URL")
     params = {"collector": KIND, "folder": str(folder), "captions": str(caption_path) if caption_path else None,
               "title": title, "url": url}
     with ws.run(STAGE, params) as run:
-        given = {k: v.strip() for k, v in (("title", title), ("url", url)) if v and v.strip()}
-
         def source(s: Session) -> int:
             row = get_or_create_source(s, KIND, str(folder), title=folder.name)
             if any((row.meta or {}).get(k) != v for k, v in given.items()):

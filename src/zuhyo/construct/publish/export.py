@@ -114,8 +114,6 @@ def source_license(src: Source, doc: Document, overrides: dict[str, str] | None)
     return None
 
 
-
-
 def hakusho_meta(sample: Sample, src: Source, fig: FigureRow) -> HakushoMeta | None:
     """The white paper and topic group of a figure collected from a listed series (``collect html --series``:
     the source's meta, else the figure's provenance), merged into the sample's own; None when neither knows."""

@@ -135,9 +135,9 @@ def source_title(src: Source, doc: Document) -> str | None:
 def source_url(src: Source, doc: Document, figure_url: str | None) -> str | None:
     """Where a reader finds the source: the figure's page, else the document's, else a URL given at collection
     (``collect folder --url``), else an arXiv paper's abstract page (from its id)."""
-    given = (src.meta or {}).get("url")
     if figure_url or doc.page_url:
         return figure_url or doc.page_url
+    given = (src.meta or {}).get("url")
     if isinstance(given, str) and given.strip():
         return given.strip()
     if src.kind == "latex" and src.title and _ARXIV_ID.fullmatch(src.title):
