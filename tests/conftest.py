@@ -10,6 +10,7 @@ Two layers of data:
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -58,12 +59,82 @@ def fake_server() -> Iterator[Callable[..., object]]:
         s.stop()
 
 
-def run_cli(*args: str, check: bool = True, timeout: float = 300, env: dict[str, str] | None = None
-            ) -> subprocess.CompletedProcess[str]:
-    """Run `zuhyo ARGS` in a subprocess (the real console entry point)."""
+def run_cli_subprocess(*args: str, check: bool = True, timeout: float = 300, env: dict[str, str] | None = None
+                       ) -> subprocess.CompletedProcess[str]:
+    """Run `zuhyo ARGS` in a fresh Python process (the real console entry point): for tests of what only a process
+    shows, such as startup imports, signals, or a run killed half way."""
     full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
     proc = subprocess.run([sys.executable, "-m", "zuhyo", *args], capture_output=True, text=True, timeout=timeout,
                           env=full_env)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"zuhyo {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return proc
+
+
+class _Captured(io.TextIOWrapper):
+    """A text stream over bytes (``.buffer`` works, as on a real stdout) that is not a terminal."""
+
+    def __init__(self) -> None:
+        super().__init__(io.BytesIO(), encoding="utf-8", errors="backslashreplace", newline="\n",
+                         write_through=True)
+
+    def isatty(self) -> bool:
+        return False
+
+    def text(self) -> str:
+        self.flush()
+        return self.buffer.getvalue().decode("utf-8", errors="backslashreplace")  # type: ignore[attr-defined]
+
+
+def run_cli(*args: str, check: bool = True, timeout: float = 300, env: dict[str, str] | None = None
+            ) -> subprocess.CompletedProcess[str]:
+    """Run `zuhyo ARGS` in this process through the console entry point (`zuhyo.cli:main`), as a subprocess would
+    see it: argv, stdout and stderr apart, the exit status (an uncaught exception prints its traceback and gives 1).
+
+    Starting a Python process per call cost 0.5-1.5 s at ~700 call sites; in-process, the imports are paid once per
+    test worker. What a command changes in the process (environment, argv, working directory, logging, signal
+    handlers) is put back afterwards. ``timeout`` is kept for the subprocess signature: pytest-timeout bounds a test.
+    """
+    import logging
+    import signal
+    import traceback
+
+    from zuhyo.cli import main
+
+    saved_env, saved_argv, saved_cwd = dict(os.environ), sys.argv, os.getcwd()
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    root = logging.getLogger()
+    saved_logging = list(root.handlers), root.level
+    saved_signals = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    out, err = _Captured(), _Captured()
+    code: int
+    try:
+        os.environ.update({"COLUMNS": "200", **(env or {})})
+        sys.argv = ["zuhyo", *args]
+        sys.stdin, sys.stdout, sys.stderr = io.StringIO(""), out, err
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            if e.code is None or isinstance(e.code, int):
+                code = int(e.code or 0)
+            else:  # sys.exit("message"): Python prints it and exits 1
+                print(e.code, file=sys.stderr)
+                code = 1
+        except Exception:  # as the interpreter would: the traceback on stderr, exit status 1
+            traceback.print_exc(file=sys.stderr)
+            code = 1
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        root.handlers[:], root.level = saved_logging[0], saved_logging[1]
+        for sig, handler in saved_signals.items():
+            if signal.getsignal(sig) is not handler:
+                signal.signal(sig, handler)
+    proc = subprocess.CompletedProcess(["zuhyo", *args], code, out.text(), err.text())
     if check and proc.returncode != 0:
         raise AssertionError(f"zuhyo {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     return proc

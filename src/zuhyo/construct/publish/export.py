@@ -219,7 +219,7 @@ def collect_samples(ws: Workspace, opts: ExportOptions, name: str) -> Collected:
             .join(FigureRow, FigureRow.id == QAItemRow.figure_id)
             .join(Document, Document.id == FigureRow.document_id)
             .join(Source, Source.id == Document.source_id)
-            .where(QAItemRow.status.in_(statuses)).order_by(QAItemRow.id)).tuples())
+            .where(QAItemRow.status.in_(statuses)).order_by(QAItemRow.id)))
         type_rows = current_label_rows(s, IMAGE_TYPE_STAGE, kept_only=False)
         ccv_rows = current_label_rows(s, CCV_STAGE, kept_only=False)
     types = {fid: r.value for fid, r in type_rows.items()}

@@ -345,7 +345,7 @@ def run_abstracts(ws: Workspace, backends: Sequence[ModelBackend], *, concurrenc
         done = {(doc, model): (fid, dict((meta or {}).get("charts") or {})) for doc, model, fid, meta in s.execute(
             select(AbstractVote.document_id, AbstractVote.model, AbstractVote.figure_id, AbstractVote.meta).where(
                 AbstractVote.prompt_version == prompt.version, AbstractVote.model.in_(specs),
-                AbstractVote.figure_id.is_not(None), AbstractVote.error.is_(None))).tuples() if fid is not None}
+                AbstractVote.figure_id.is_not(None), AbstractVote.error.is_(None))) if fid is not None}
     if on_start is not None:
         on_start(len(papers))
     params = {"models": specs, "prompt": PROMPT_NAME, "prompt_version": prompt.version, "constrained": constrained}

@@ -339,4 +339,4 @@ def model_labels(ws: Workspace, stage: str, model: str, prompt_version: str) -> 
     with ws.db.read() as s:
         return dict(s.execute(select(FigureLabelRow.figure_id, FigureLabelRow.value).where(
             FigureLabelRow.stage == stage, FigureLabelRow.source == "model", FigureLabelRow.model == model,
-            FigureLabelRow.prompt_version == prompt_version)).tuples().all())
+            FigureLabelRow.prompt_version == prompt_version)).all())
