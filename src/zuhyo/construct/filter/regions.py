@@ -55,6 +55,8 @@ class RegionCheck:
     """Mean thickness (pixels / longer side of the box) below which a region is a seam, not counted."""
     title_band: float = TITLE_BAND
     """Fraction of the height at the top left out (where a chart's title sits)."""
+    edge: float = 0.015
+    """Fraction of each other side left out (where the trim of the uniform borders ends)."""
 
 
 def _rgb(data: bytes, max_side: int) -> np.ndarray:
@@ -154,6 +156,11 @@ def largest_region(la: np.ndarray, lb: np.ndarray, window: tuple[float, float, f
     diff = np.abs(cv2.GaussianBlur(warped, (0, 0), check.blur) - cv2.GaussianBlur(gb, (0, 0), check.blur))
     differs = ((diff > check.level) & (cv2.erode(inside, np.ones((5, 5), np.uint8)) > 0)).astype(np.uint8)
     differs[:round(check.title_band * height)] = 0
+    # The content box's own edge (an axis label cut by the trim a pixel off, the end of a crop) is left out.
+    ey, ex = round(check.edge * height), round(check.edge * width)
+    differs[height - ey:] = 0
+    differs[:, :ex] = 0
+    differs[:, width - ex:] = 0
     differs = cv2.morphologyEx(differs, cv2.MORPH_OPEN, np.ones((check.seam, check.seam), np.uint8))
     if not differs.any():
         return 0
