@@ -17,8 +17,9 @@ another DPI) differs in scattered pixels and one-pixel seams along re-rasterised
 3. the difference of the two, both blurred by :attr:`RegionCheck.blur` px (a sub-pixel misalignment of an edge
    is then small), above :attr:`RegionCheck.level`; an opening by :attr:`RegionCheck.seam` px removes the
    one-pixel seams, a closing by :attr:`RegionCheck.join` px joins the strokes of one changed number into one
-   region; the result is the pixels of the largest region (the title band left out: a retitled copy) among
-   those at least :attr:`RegionCheck.thickness` px thick on average (a long thin one is an edge slightly off).
+   region; the result is the pixels of the largest region (the title band and the content box's outer
+   :attr:`RegionCheck.edge` left out: a retitled copy, a trim a pixel off) among those whose box is more than
+   :attr:`RegionCheck.seam_width` px across (a long thin one is an edge slightly off).
 
 :func:`largest_region` above ``MAX_REGION`` (:mod:`zuhyo.construct.filter.near_duplicates`) means other data.
 """
@@ -51,8 +52,9 @@ class RegionCheck:
     """Side of the opening that removes thin differences (seams of re-rasterised edges)."""
     join: int = 7
     """Side of the closing that joins nearby differences (the strokes of one number) into one region."""
-    thickness: float = 2.5
-    """Mean thickness (pixels / longer side of the box) below which a region is a seam, not counted."""
+    seam_width: int = 3
+    """A region whose box is at most this many px across (an axis line a pixel off along its length) is a seam,
+    not counted."""
     title_band: float = TITLE_BAND
     """Fraction of the height at the top left out (where a chart's title sits)."""
     edge: float = 0.015
@@ -167,8 +169,8 @@ def largest_region(la: np.ndarray, lb: np.ndarray, window: tuple[float, float, f
     joined = cv2.morphologyEx(differs, cv2.MORPH_CLOSE, np.ones((check.join, check.join), np.uint8))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     pixels = np.bincount(labels[differs > 0], minlength=count)[1:]
-    length = np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
-    # A seam along a long edge (an axis line a pixel off at one end) is long and thin, however many pixels:
-    # only a region at least ``thickness`` px thick on average (pixels / length) is a change of data.
-    compact = pixels >= check.thickness * length
+    # A seam along a long edge (an axis line a pixel off at one end) is thin however many pixels it has; the
+    # strokes of a changed number, thin too, make a box several pixels across in both directions.
+    across = np.minimum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
+    compact = across > check.seam_width
     return int(pixels[compact].max()) if compact.any() else 0
