@@ -374,7 +374,7 @@ def score_pairs(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch
 
 
 def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, images: Sequence[bytes] | ImageSource,
-                  check: RegionCheck | None = None, cache: int = 32) -> np.ndarray:
+                  check: RegionCheck | None = None, cache: int = 16) -> np.ndarray:
     """(m,) int64: the largest difference region of each pair
     (:func:`zuhyo.construct.filter.regions.largest_region`), the images' bytes from ``images`` (indexed like
     ``thumbs``), aligned in the direction whose thumbnails verify better. The content of the ``cache`` images
@@ -384,7 +384,7 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
     import numpy as np
 
     from zuhyo.construct.filter.alignment import directed_scores, directed_windows
-    from zuhyo.construct.filter.regions import RegionCheck, content_luma, largest_region
+    from zuhyo.construct.filter.regions import RegionCheck, content_pixels, largest_region
 
     check = RegionCheck() if check is None else check
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
@@ -394,7 +394,7 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
         if i in seen:
             seen.move_to_end(i)
             return seen[i]
-        seen[i] = content_luma(images[i] if isinstance(images, Sequence) else images(i), check)
+        seen[i] = content_pixels(images[i] if isinstance(images, Sequence) else images(i), check)
         if len(seen) > cache:
             seen.popitem(last=False)
         return seen[i]
@@ -408,7 +408,8 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
             k = 0 if both[0] >= both[1] else 1  # b into a, or a into b
             into, shown = (a, b) if k == 0 else (b, a)
             window = (float(windows[k, 0]), float(windows[k, 1]), float(windows[k, 2]), float(windows[k, 3]))
-            out[q] = largest_region(content(into), content(shown), window, thumbs.shape[1], check)
+            out[q] = largest_region(content(into), content(shown), window, thumbs.shape[1], check,
+                                    grey=bool(prepared.grey[a] or prepared.grey[b]))
     return out
 
 

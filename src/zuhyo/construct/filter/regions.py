@@ -8,9 +8,9 @@ another DPI) differs in scattered pixels and one-pixel seams along re-rasterised
 (:func:`largest_region`):
 
 1. each image's content box (its uniform borders trimmed as for the thumbnail,
-   :func:`zuhyo.construct.filter.near_duplicates.content_box`) in luma, so a greyscale copy compares with its
-   colour original, shrunk (area means) so its long side is at most :attr:`RegionCheck.max_side`
-   (:func:`content_luma`, read again from the image's bytes: nothing of this size is kept per image);
+   :func:`zuhyo.construct.filter.near_duplicates.content_box`), shrunk (area means) so its long side is at most
+   :attr:`RegionCheck.max_side` (:func:`content_pixels`, read again from the image's bytes: nothing of this size
+   is kept per image); compared on colour, or on luma when either image is grey (a greyscale copy);
 2. both on one grid, the size of the smaller (the coarser image sets the detail both can show); the window of
    the thumbnail verification as the start, refined by OpenCV's ECC (an affine: rotation, shift, scale) on a
    :attr:`RegionCheck.align_side` px version - a 1.5 degree rotation is 10 px at 800 px;
@@ -79,8 +79,8 @@ def _rgb(data: bytes, max_side: int) -> np.ndarray:
     return np.minimum(rgba[:, :, :3] * alpha // 255 + (255 - alpha), 255).astype(np.uint8)
 
 
-def content_luma(data: bytes, check: RegionCheck = RegionCheck()) -> np.ndarray:
-    """(h, w) uint8: the luma of the image's content box (the box the thumbnail shows), its long side at most
+def content_pixels(data: bytes, check: RegionCheck = RegionCheck()) -> np.ndarray:
+    """(h, w, 3) uint8 RGB: the image's content box (the box the thumbnail shows), its long side at most
     ``check.max_side``."""
     import cv2
     import numpy as np
@@ -93,12 +93,12 @@ def content_luma(data: bytes, check: RegionCheck = RegionCheck()) -> np.ndarray:
     sy, sx = h / THUMB, w / THUMB
     box = px[round(top * sy):max(round(bottom * sy), round(top * sy) + 1),
              round(left * sx):max(round(right * sx), round(left * sx) + 1)]
-    grey = cv2.cvtColor(np.ascontiguousarray(box), cv2.COLOR_RGB2GRAY)  # ITU-R 601, as convert("L")
-    scale = check.max_side / max(grey.shape)
+    box = np.ascontiguousarray(box)
+    scale = check.max_side / max(box.shape[:2])
     if scale < 1:
-        grey = cv2.resize(grey, (max(1, round(grey.shape[1] * scale)), max(1, round(grey.shape[0] * scale))),
-                          interpolation=cv2.INTER_AREA)
-    return np.asarray(grey)
+        box = cv2.resize(box, (max(1, round(box.shape[1] * scale)), max(1, round(box.shape[0] * scale))),
+                         interpolation=cv2.INTER_AREA)
+    return np.asarray(box)
 
 
 def _window_affine(window: tuple[float, float, float, float], width: int, height: int, thumb: int) -> np.ndarray:
@@ -127,12 +127,17 @@ def _rescaled(affine: np.ndarray, c: float) -> np.ndarray:
     return np.asarray((s @ full @ np.linalg.inv(s))[:2], dtype=np.float32)
 
 
-def largest_region(la: np.ndarray, lb: np.ndarray, window: tuple[float, float, float, float], thumb: int,
-                   check: RegionCheck = RegionCheck()) -> int:
-    """Pixels of the largest region in which ``lb`` (a :func:`content_luma`) differs from the part of ``la``
-    that the thumbnail verification found it shows (``window``, on ``thumb`` px thumbnails); see the module doc."""
+def largest_region(pa: np.ndarray, pb: np.ndarray, window: tuple[float, float, float, float], thumb: int,
+                   check: RegionCheck = RegionCheck(), grey: bool = False) -> int:
+    """Pixels of the largest region in which ``pb`` (:func:`content_pixels`) differs from the part of ``pa``
+    that the thumbnail verification found it shows (``window``, on ``thumb`` px thumbnails); see the module doc.
+    Compared on colour (the largest channel difference: a colour map can give two values one luma), or with
+    ``grey`` on luma (a greyscale copy)."""
     import cv2
     import numpy as np
+
+    la = cv2.cvtColor(pa, cv2.COLOR_RGB2GRAY)  # ITU-R 601, as convert("L")
+    lb = cv2.cvtColor(pb, cv2.COLOR_RGB2GRAY)
 
     long_side = min(max(la.shape), max(lb.shape))
     f = long_side / max(lb.shape)
@@ -153,9 +158,18 @@ def largest_region(la: np.ndarray, lb: np.ndarray, window: tuple[float, float, f
         pass
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
     warped = cv2.warpAffine(ga, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
-    inside = cv2.warpAffine(np.ones_like(ga), affine, (width, height), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
-                            borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    inside = cv2.warpAffine(np.ones((height, width), np.float32), affine, (width, height),
+                            flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
+                            borderValue=0)
     diff = np.abs(cv2.GaussianBlur(warped, (0, 0), check.blur) - cv2.GaussianBlur(gb, (0, 0), check.blur))
+    if not grey:
+        # Colour too (a colour map can give two values one luma), blurred by twice as much: JPEG keeps colour at
+        # half the resolution, so a copy's colours bleed across edges by a pixel or two.
+        ca = cv2.resize(pa, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+        cb = cv2.resize(pb, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+        cw = cv2.warpAffine(ca, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+        colour = np.abs(cv2.GaussianBlur(cw, (0, 0), 2 * check.blur) - cv2.GaussianBlur(cb, (0, 0), 2 * check.blur))
+        diff = np.maximum(diff, colour.max(axis=2))
     differs = ((diff > check.level) & (cv2.erode(inside, np.ones((5, 5), np.uint8)) > 0)).astype(np.uint8)
     differs[:round(check.title_band * height)] = 0
     # The content box's own edge (an axis label cut by the trim a pixel off, the end of a crop) is left out.
