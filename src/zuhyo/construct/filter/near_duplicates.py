@@ -72,8 +72,8 @@ the pair is judged on thumbnails alone (no image bytes to look at again: :func:`
 MAX_REGION = 40
 """Pixels of the largest difference region (:func:`zuhyo.construct.filter.regions.largest_region`, at the images'
 own resolution) a copy may show. On the hard corpus's tuning split (bench/README.md) the changed number of a table
-is 22-160 such pixels, a changed bar or panel hundreds; copies are 0 but for re-renders at another DPI or size
-(up to ~80 and ~900: text and bar edges rasterised anew)."""
+is 22-160 such pixels, a changed bar or panel hundreds; copies are at most 40 but for re-renders at another figure
+size (400-900: text keeps its size in points while the axes scale) and colour-map changes."""
 DEFAULT_NEIGHBOURS = 8
 """Candidates per image: its nearest originals by crop window. Rank 2 held every planted copy of issue 10's
 5,000 charts, but not of look-alike kinds (tables, pies; issue 22): on the hard corpus's tuning split the true
