@@ -69,6 +69,10 @@ MAX_SOLID = 3
 """Pixels of solid difference (see :mod:`zuhyo.construct.filter.alignment`) a copy may show after alignment, when
 the pair is judged on thumbnails alone (no image bytes to look at again: :func:`verified_pairs` without
 ``images``)."""
+MAX_SOLID_SHARE = 0.25
+"""With the second look, the share of the thumbnail's body a solid difference may still cover: a copy whose palette
+changed reaches ~15 % on the hard corpus's tuning split, two different images of one smooth tone everywhere 45 %
+(tests/test_construct_chart_resnet.py's corpus)."""
 MAX_REGION = 40
 """Pixels of the largest difference region (:func:`zuhyo.construct.filter.regions.largest_region`, at the images'
 own resolution) a copy may show. On the hard corpus's tuning split (bench/README.md) the changed number of a table
@@ -506,6 +510,10 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     regions = np.full(len(pairs), -1, dtype=np.int64)
     if images is None:
         return scores, solids, regions
+    # Thumbnails whose solid difference covers a large part of the body differ in tone everywhere (by less than
+    # the second look's level, more than the solid test's): other images, whatever the second look finds.
+    body = thumbs.shape[1] * (thumbs.shape[1] - round(TITLE_BAND * thumbs.shape[1]))
+    scores = np.where(solids > MAX_SOLID_SHARE * body, 0.0, scores)
     todo = np.flatnonzero(scores >= min_score)
     if executor is None or len(todo) <= region_chunk:
         looked = region_scores(thumbs, prepared, pairs[todo], images)
