@@ -45,7 +45,8 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
     kwargs = {} if neighbours is None else {"neighbours": neighbours}
     cands = nd.candidate_pairs(arrays.descriptors, **kwargs)
     t2 = time.perf_counter()
-    pairs = nd.verified_pairs(arrays, cands, score, executor=executor)
+    images = datas.__getitem__  # the second look reads each pair's images again
+    pairs = nd.verified_pairs(arrays, cands, score, executor=executor, images=images)
     t3 = time.perf_counter()
     order = sorted(range(len(area)), key=lambda i: (area[i], i))
     rank = [0] * len(area)
@@ -57,7 +58,7 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
         from zuhyo.construct.filter.duplicate_groups import resolve_groups
 
         resolved = resolve_groups(len(datas), pairs, rank,
-                                  lambda todo: nd.score_pairs(arrays.thumbs, arrays.prepared, todo), score)
+                                  lambda todo: nd.verify_scores(arrays, todo, score, images)[:2], score)
         groups = [[links[0].kept] + [link.dropped for link in links] for links in resolved]
     t4 = time.perf_counter()
     return groups, {"hash_s": round(t1 - t0, 2), "candidates_s": round(t2 - t1, 2), "verify_s": round(t3 - t2, 2),

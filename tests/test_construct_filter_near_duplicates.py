@@ -256,3 +256,59 @@ def test_features_collected_batch_by_batch_are_the_stacked_ones(tmp_path) -> Non
     with pytest.raises(ValueError, match="more than the 1 images"):
         full.add(features[1])
     full.discard()
+
+
+def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_cell_changed() -> None:
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image, ImageOps
+
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
+
+    def chart(values: list[float]) -> bytes:
+        fig = plt.figure(figsize=(8, 5), dpi=100)
+        fig.add_subplot(111).bar([f"B{k}" for k in range(len(values))], values)
+        fig.suptitle("Exports (2021)")
+        out = io.BytesIO()
+        fig.savefig(out, format="png")
+        plt.close(fig)
+        return out.getvalue()
+
+    def table(cells: list[list[int]]) -> bytes:
+        fig = plt.figure(figsize=(9, 5), dpi=100)
+        ax = fig.add_subplot(111)
+        ax.axis("off")
+        ax.table(cellText=[[f"{v:,}" for v in row] for row in cells], loc="center")
+        fig.suptitle("Budget")
+        out = io.BytesIO()
+        fig.savefig(out, format="png")
+        plt.close(fig)
+        return out.getvalue()
+
+    values = [34.0, 81.0, 55.0, 62.0, 18.0, 90.0, 47.0, 70.0]
+    original = chart(values)
+    # A copy in grey, padded in a tint with a dark frame, saved as JPEG; the same chart with one bar 25 % lower
+    # (a hard negative: at 128 px it is a few pixels).
+    grey = Image.open(io.BytesIO(original)).convert("L")
+    grey_padded = ImageOps.expand(ImageOps.expand(grey, border=(40, 25, 15, 30), fill=200), border=3, fill=30)
+    one_bar = chart([*values[:5], values[5] * 0.75, *values[6:]])
+    rng = np.random.default_rng(4)
+    cells = rng.integers(100, 9999, (8, 5)).tolist()
+    other_cells = [row[:] for row in cells]
+    other_cells[6][3] = round(other_cells[6][3] * 0.7)  # one number of the table changed
+    images = [original, _encoded(grey_padded, "JPEG", quality=70), one_bar, table(cells), table(other_cells)]
+    arrays = _arrays(images)
+    scores, _, regions = verify_scores(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION  # the copy is merged
+    assert regions[1] > MAX_REGION and scores[1] == 0.0  # one bar changed: not merged
+    assert regions[2] > MAX_REGION and scores[2] == 0.0  # one cell changed: not merged
+    found = verified_pairs(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__)
+    assert [(p.i, p.j) for p in found] == [(0, 1)] and found[0].region is not None
+    # Through the executor (the second looks in chunks of one pair, carrying their images' bytes): the same.
+    again = verify_scores(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__, executor="local",
+                          chunk=1, region_chunk=1)
+    assert np.array_equal(again[2], regions) and np.allclose(again[0], scores)

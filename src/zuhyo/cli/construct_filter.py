@@ -44,9 +44,11 @@ def run_cmd(
                                                                     "many pixels (low resolution).")] = 150,
     min_pixels: Annotated[int, typer.Option("--min-pixels", min=1, help="Drop images with fewer pixels than this "
                                                                         "(width x height).")] = 60_000,
-    min_score: Annotated[float, typer.Option("--min-score", min=0.0, max=1.0, help="Verification score (1 - the share "
-                                             "of the chart's ink that differs after alignment; a solid patch "
-                                             "of difference fails) for two images to be near duplicates.")] = 0.86,
+    min_score: Annotated[float, typer.Option("--min-score", min=0.0, max=1.0, help="Thumbnail verification score (1 - "
+                                             "the share of the chart's ink that differs after alignment) for two "
+                                             "images to be near duplicates; a pair that reaches it is compared "
+                                             "again at full resolution, where a compact region of difference "
+                                             "(a changed bar, cell or number) fails it.")] = 0.80,
     classifier: Annotated[str, typer.Option("--classifier", help="Chart/table check: auto (the workspace's trained "
                                             "features model, else its fine-tuned resnet18, else skipped), "
                                             "features, resnet18 (alias torchvision), llm:SPEC, or none.")] = "auto",

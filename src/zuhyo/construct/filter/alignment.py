@@ -231,16 +231,28 @@ def compare(ta: np.ndarray, tb: np.ndarray, x0: float, w: float, y0: float, h: f
     return score, solid
 
 
-def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.ndarray,
-                    cmp: Comparison = Comparison()) -> tuple[np.ndarray, np.ndarray]:
-    """(score, solid difference) of each ``thumbs[ib]`` aligned into the window of ``thumbs[ia]`` it shows
-    (``prep`` indexed like ``thumbs``)."""
+def directed_windows(prep: Prepared, ia: np.ndarray, ib: np.ndarray, cmp: Comparison = Comparison()) -> np.ndarray:
+    """(m, 4): per pair, the window ``x0, w, y0, h`` (pixel centres) of ``thumbs[ia]`` that ``thumbs[ib]``
+    shows (:func:`best_windows` on the profiles)."""
     import numpy as np
 
     x0, w = best_windows(prep.col_profile[ia], prep.col_profile[ib], cmp.max_crop)
     y0, h = best_windows(prep.row_profile[ia], prep.row_profile[ib], cmp.max_crop)
+    return np.stack([x0, w, y0, h], axis=1)
+
+
+def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.ndarray,
+                    cmp: Comparison = Comparison(), windows: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(score, solid difference) of each ``thumbs[ib]`` aligned into the window of ``thumbs[ia]`` it shows
+    (``prep`` indexed like ``thumbs``; ``windows`` from :func:`directed_windows` when already found)."""
+    import numpy as np
+
+    if windows is None:
+        windows = directed_windows(prep, ia, ib, cmp)
     scores, solids = np.zeros(len(ia)), np.zeros(len(ia), dtype=np.int64)
     for q, (a, b) in enumerate(zip(ia.tolist(), ib.tolist(), strict=True)):
-        scores[q], solids[q] = compare(thumbs[a], thumbs[b], x0[q], w[q], y0[q], h[q], int(prep.ink[b]), cmp,
+        x0, w, y0, h = windows[q]
+        scores[q], solids[q] = compare(thumbs[a], thumbs[b], x0, w, y0, h, int(prep.ink[b]), cmp,
                                        grey=bool(prep.grey[a] or prep.grey[b]))
     return scores, solids

@@ -16,14 +16,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from zuhyo.construct.filter.near_duplicates import MAX_SOLID, PairEvidence, clusters
+from zuhyo.construct.filter.near_duplicates import PairEvidence, clusters
 
 if TYPE_CHECKING:
     import numpy as np
 
 ScorePairs = Callable[["np.ndarray"], tuple["np.ndarray", "np.ndarray"]]
 """Scores ``(m, 2)`` index pairs now: (scores, solid differences), as
-:func:`zuhyo.construct.filter.near_duplicates.score_pairs` gives them."""
+:func:`zuhyo.construct.filter.near_duplicates.score_pairs` or ``verify_scores`` give them - a pair that fails a
+test the score does not measure (a solid difference, a difference region) scores 0."""
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,13 @@ class DuplicateLink:
     score: float
     """Verification score of the pair (at least the filter's ``min_score``)."""
     solid: int
-    """Pixels of solid difference of the pair after alignment (at most MAX_SOLID)."""
+    """Pixels of solid difference of the pair's thumbnails after alignment."""
     verified: str
     """``candidate`` (the pair was a candidate and verified as such) or ``against kept`` (scored when the cluster
     was resolved, because the pair that joined the image was with another member)."""
+    region: int | None = None
+    """Pixels of the pair's largest difference region at full resolution, when a candidate pair was looked at
+    again (:class:`zuhyo.construct.filter.near_duplicates.PairEvidence`)."""
 
 
 def resolve_groups(n: int, pairs: Sequence[PairEvidence], rank: Sequence[int], score_now: ScorePairs,
@@ -66,8 +70,8 @@ def resolve_groups(n: int, pairs: Sequence[PairEvidence], rank: Sequence[int], s
             for m in others:
                 p = by_pair.get((min(kept, m), max(kept, m)))
                 if p is not None:
-                    links.append(DuplicateLink(m, kept, p.score, p.solid, "candidate"))
-                elif fresh[m][0] >= min_score and fresh[m][1] <= MAX_SOLID:
+                    links.append(DuplicateLink(m, kept, p.score, p.solid, "candidate", p.region))
+                elif fresh[m][0] >= min_score:
                     links.append(DuplicateLink(m, kept, round(fresh[m][0], 4), fresh[m][1], "against kept"))
                 else:
                     left.append(m)

@@ -46,6 +46,7 @@ from zuhyo.construct.filter.near_duplicates import (
     descriptor_distance,
     score_pairs,
     verified_pairs,
+    verify_scores,
 )
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.records import record_decision, record_error, resolve_error
@@ -137,18 +138,21 @@ def _neg_text(text: str) -> tuple[int, ...]:
 
 
 def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, min_score: float = DEFAULT_MIN_SCORE,
-                             executor: str | None = None) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
+                             executor: str | None = None, read: Callable[[str], bytes] | None = None
+                             ) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
     """Drops (figure id -> (reason, evidence)) for every non-best member of each near-duplicate cluster, each
     verified against the figure kept (:func:`zuhyo.construct.filter.duplicate_groups.resolve_groups`), and the
     number of clusters. Figures sharing one image (same sha256) are duplicates without verification. ``arrays``
-    holds the features of the figures' images, indexed in the order of their sha256."""
+    holds the features of the figures' images, indexed in the order of their sha256; ``read(sha256)`` gives an
+    image's bytes for the second look at the pairs whose thumbnails verify (without it, thumbnails alone)."""
     from zuhyo.construct.filter.duplicate_groups import resolve_groups
 
     shas = sorted({f.sha256 for f in figures})
     index = {sha: i for i, sha in enumerate(shas)}
     if len(arrays.descriptors) != len(shas):
         raise ValueError(f"features of {len(arrays.descriptors)} images for {len(shas)}")
-    pairs = verified_pairs(arrays, candidate_pairs(arrays.descriptors), min_score, executor)
+    images = None if read is None else (lambda i: read(shas[i]))
+    pairs = verified_pairs(arrays, candidate_pairs(arrays.descriptors), min_score, executor, images=images)
     members: dict[int, list[FigureRow]] = {}
     for f in sorted(figures, key=_best_first):
         members.setdefault(index[f.sha256], []).append(f)
@@ -156,7 +160,10 @@ def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, mi
     rank = [best_rank[i] for i in range(len(shas))]
 
     def score_now(todo: Any) -> Any:
-        return score_pairs(arrays.thumbs, arrays.prepared, todo)
+        if images is None:
+            return score_pairs(arrays.thumbs, arrays.prepared, todo)
+        scores, solids, _ = verify_scores(arrays, todo, min_score, images)
+        return scores, solids
 
     groups = resolve_groups(len(shas), pairs, rank, score_now, min_score)
     drops: dict[int, tuple[str, dict[str, Any]]] = {}
@@ -172,7 +179,7 @@ def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, mi
         for link in links:
             linked.add(link.dropped)
             for f in members[link.dropped]:
-                drop(f, best, {"identical": False, "score": link.score, "solid": link.solid,
+                drop(f, best, {"identical": False, "score": link.score, "solid": link.solid, "region": link.region,
                                "distance": round(descriptor_distance(arrays.descriptors, link.kept, link.dropped), 4),
                                "linked": "directly" if link.verified == "candidate" else "verified against kept"})
     for fs in members.values():  # the other figures of a kept image (or of any image) with the same bytes
@@ -235,7 +242,13 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
                     passed.append(f)
             del results
             arrays = collected.finish()  # indexed like the passed images' sha256, sorted
-            drops, report.clusters = (near_duplicate_decisions(passed, arrays, min_score, executor)
+            def read(sha: str) -> bytes:
+                data = _read(ws, sha)
+                if data is None:
+                    raise RuntimeError(f"image {sha} could not be read again for the near-duplicate check")
+                return data
+
+            drops, report.clusters = (near_duplicate_decisions(passed, arrays, min_score, executor, read)
                                       if passed else ({}, 0))
             del arrays
         for f in passed:

@@ -1,0 +1,190 @@
+"""The second look at a pair that passed the thumbnail verification: the two images at (up to) their own
+resolution, aligned, and their difference judged as **regions by area** (issue 22: hard negatives).
+
+A 128 px thumbnail cannot tell a chart from the same template with one table cell, one panel's bar or one
+stretch of an area changed: the change is a pixel or two there. At the images' own resolution it is a compact
+patch of tens to hundreds of pixels, while a true copy (resized, recompressed, padded, greyscale, re-rendered at
+another DPI) differs in scattered pixels and one-pixel seams along re-rasterised edges. So, per pair
+(:func:`largest_region`):
+
+1. each image's content box (its uniform borders trimmed as for the thumbnail,
+   :func:`zuhyo.construct.filter.near_duplicates.content_box`), shrunk (area means) so its long side is at most
+   :attr:`RegionCheck.max_side` (:func:`content_pixels`, read again from the image's bytes: nothing of this size
+   is kept per image); compared on colour, or on luma when either image is grey (a greyscale copy);
+2. both on one grid, the size of the smaller (the coarser image sets the detail both can show); the window of
+   the thumbnail verification as the start, refined by OpenCV's ECC (an affine: rotation, shift, scale) on a
+   :attr:`RegionCheck.align_side` px version - a 1.5 degree rotation is 10 px at 800 px;
+3. the difference of the two, both blurred by :attr:`RegionCheck.blur` px (a sub-pixel misalignment of an edge
+   is then small), above :attr:`RegionCheck.level`; an opening by :attr:`RegionCheck.seam` px removes the
+   one-pixel seams, a closing by :attr:`RegionCheck.join` px joins the strokes of one changed number into one
+   region; the result is the pixels of the largest region (the title band and the content box's outer
+   :attr:`RegionCheck.edge` left out: a retitled copy, a trim a pixel off) among those whose box is more than
+   :attr:`RegionCheck.seam_width` px across (a long thin one is an edge slightly off).
+
+:func:`largest_region` above ``MAX_REGION`` (:mod:`zuhyo.construct.filter.near_duplicates`) means other data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from zuhyo.construct.filter.alignment import TITLE_BAND
+from zuhyo.images.verify import DEFAULT_MAX_PIXELS, PngPixels, decode_untrusted_fast
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass(frozen=True)
+class RegionCheck:
+    """The parameters of the second look (see the module doc); the defaults are the filter's."""
+
+    max_side: int = 1024
+    """Long side (px) of the content compared at most; larger images are shrunk to it."""
+    align_side: int = 256
+    """Long side of the versions the affine is refined on (ECC)."""
+    blur: float = 1.0
+    """Gaussian sigma (px) both images are blurred by before the difference."""
+    level: int = 40
+    """Luma difference (0-255) above which a pixel differs."""
+    seam: int = 2
+    """Side of the opening that removes thin differences (seams of re-rasterised edges)."""
+    join: int = 7
+    """Side of the closing that joins nearby differences (the strokes of one number) into one region."""
+    seam_width: int = 3
+    """A region whose box is at most this many px across (an axis line a pixel off along its length) is a seam,
+    not counted."""
+    title_band: float = TITLE_BAND
+    """Fraction of the height at the top left out (where a chart's title sits)."""
+    edge: float = 0.015
+    """Fraction of each other side left out (where the trim of the uniform borders ends)."""
+
+
+def _rgb(data: bytes, max_side: int) -> np.ndarray:
+    """(h, w, 3) uint8: the image composited on white (a JPEG decoded at a reduced scale near ``max_side``)."""
+    import numpy as np
+
+    im, _ = decode_untrusted_fast(data, DEFAULT_MAX_PIXELS, not_image="not a readable image",
+                                  draft_side=max_side)
+    if isinstance(im, PngPixels):
+        rgba = im.rgba
+        if im.opaque:
+            return np.ascontiguousarray(rgba[:, :, :3])
+    elif im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+        rgba = np.asarray(im.convert("RGBA"))
+    else:
+        return np.asarray(im if im.mode == "RGB" else im.convert("RGB"))
+    alpha = rgba[:, :, 3:4].astype(np.uint16)
+    return np.minimum(rgba[:, :, :3] * alpha // 255 + (255 - alpha), 255).astype(np.uint8)
+
+
+def content_pixels(data: bytes, check: RegionCheck = RegionCheck()) -> np.ndarray:
+    """(h, w, 3) uint8 RGB: the image's content box (the box the thumbnail shows), its long side at most
+    ``check.max_side``."""
+    import cv2
+    import numpy as np
+
+    from zuhyo.construct.filter.near_duplicates import THUMB, content_box
+
+    px = _rgb(data, check.max_side)
+    h, w = px.shape[:2]
+    top, bottom, left, right = content_box(cv2.resize(px, (THUMB, THUMB), interpolation=cv2.INTER_AREA))
+    sy, sx = h / THUMB, w / THUMB
+    box = px[round(top * sy):max(round(bottom * sy), round(top * sy) + 1),
+             round(left * sx):max(round(right * sx), round(left * sx) + 1)]
+    box = np.ascontiguousarray(box)
+    scale = check.max_side / max(box.shape[:2])
+    if scale < 1:
+        box = cv2.resize(box, (max(1, round(box.shape[1] * scale)), max(1, round(box.shape[0] * scale))),
+                         interpolation=cv2.INTER_AREA)
+    return np.asarray(box)
+
+
+def _window_affine(window: tuple[float, float, float, float], width: int, height: int, thumb: int) -> np.ndarray:
+    """The thumbnail verification's window (``x0, w, y0, h`` of ``a``'s thumbnail that ``b``'s shows, pixel
+    centres) as a 2x3 affine from ``b``'s grid to ``a``'s, both ``width`` x ``height``."""
+    import numpy as np
+
+    def axis(start: float, span: float, n: int) -> tuple[float, float]:
+        # thumbnail: b's pixel centre u -> a's start + u * span / (thumb - 1); both grids cover [0, 1] of their
+        # content, pixel centres at (u + 0.5) / size
+        k = span / (thumb - 1)
+        offset = (start - 0.5 * k + 0.5) / thumb
+        return k, 0.5 * k + offset * n - 0.5
+
+    ax, bx = axis(window[0], window[1], width)
+    ay, by = axis(window[2], window[3], height)
+    return np.array([[ax, 0.0, bx], [0.0, ay, by]], dtype=np.float32)
+
+
+def _rescaled(affine: np.ndarray, c: float) -> np.ndarray:
+    """``affine`` (grid to grid) on grids scaled by ``c`` (pixel centres: u' = (u + 0.5) c - 0.5)."""
+    import numpy as np
+
+    s = np.array([[c, 0.0, 0.5 * c - 0.5], [0.0, c, 0.5 * c - 0.5], [0.0, 0.0, 1.0]])
+    full = np.vstack([affine, [0.0, 0.0, 1.0]])
+    return np.asarray((s @ full @ np.linalg.inv(s))[:2], dtype=np.float32)
+
+
+def largest_region(pa: np.ndarray, pb: np.ndarray, window: tuple[float, float, float, float], thumb: int,
+                   check: RegionCheck = RegionCheck(), grey: bool = False) -> int:
+    """Pixels of the largest region in which ``pb`` (:func:`content_pixels`) differs from the part of ``pa``
+    that the thumbnail verification found it shows (``window``, on ``thumb`` px thumbnails); see the module doc.
+    Compared on colour (the largest channel difference: a colour map can give two values one luma), or with
+    ``grey`` on luma (a greyscale copy)."""
+    import cv2
+    import numpy as np
+
+    la = cv2.cvtColor(pa, cv2.COLOR_RGB2GRAY)  # ITU-R 601, as convert("L")
+    lb = cv2.cvtColor(pb, cv2.COLOR_RGB2GRAY)
+
+    long_side = min(max(la.shape), max(lb.shape))
+    f = long_side / max(lb.shape)
+    width, height = max(16, round(lb.shape[1] * f)), max(16, round(lb.shape[0] * f))
+    ga = cv2.resize(la, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+    gb = cv2.resize(lb, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+    affine = _window_affine(window, width, height, thumb)
+    c = min(1.0, check.align_side / max(width, height))
+    size = (max(8, round(width * c)), max(8, round(height * c)))
+    sa = cv2.GaussianBlur(cv2.resize(ga, size, interpolation=cv2.INTER_AREA), (3, 3), 0)
+    sb = cv2.GaussianBlur(cv2.resize(gb, size, interpolation=cv2.INTER_AREA), (3, 3), 0)
+    try:
+        whole = np.full(sb.shape, 255, dtype=np.uint8)
+        _, small = cv2.findTransformECC(sb, sa, _rescaled(affine, c), cv2.MOTION_AFFINE,
+                                        (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-5), whole, 3)
+        affine = _rescaled(np.asarray(small, dtype=np.float32), 1 / c)
+    except cv2.error:  # no convergence (a flat image, say): the thumbnail's window as it is
+        pass
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    warped = cv2.warpAffine(ga, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    inside = cv2.warpAffine(np.ones((height, width), np.float32), affine, (width, height),
+                            flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
+                            borderValue=0)
+    diff = np.abs(cv2.GaussianBlur(warped, (0, 0), check.blur) - cv2.GaussianBlur(gb, (0, 0), check.blur))
+    if not grey:
+        # Colour too (a colour map can give two values one luma), blurred by twice as much: JPEG keeps colour at
+        # half the resolution, so a copy's colours bleed across edges by a pixel or two.
+        ca = cv2.resize(pa, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+        cb = cv2.resize(pb, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+        cw = cv2.warpAffine(ca, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+        colour = np.abs(cv2.GaussianBlur(cw, (0, 0), 2 * check.blur) - cv2.GaussianBlur(cb, (0, 0), 2 * check.blur))
+        diff = np.maximum(diff, colour.max(axis=2))
+    differs = ((diff > check.level) & (cv2.erode(inside, np.ones((5, 5), np.uint8)) > 0)).astype(np.uint8)
+    differs[:round(check.title_band * height)] = 0
+    # The content box's own edge (an axis label cut by the trim a pixel off, the end of a crop) is left out.
+    ey, ex = round(check.edge * height), round(check.edge * width)
+    differs[height - ey:] = 0
+    differs[:, :ex] = 0
+    differs[:, width - ex:] = 0
+    differs = cv2.morphologyEx(differs, cv2.MORPH_OPEN, np.ones((check.seam, check.seam), np.uint8))
+    if not differs.any():
+        return 0
+    joined = cv2.morphologyEx(differs, cv2.MORPH_CLOSE, np.ones((check.join, check.join), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    pixels = np.bincount(labels[differs > 0], minlength=count)[1:]
+    # A seam along a long edge (an axis line a pixel off at one end) is thin however many pixels it has; the
+    # strokes of a changed number, thin too, make a box several pixels across in both directions.
+    across = np.minimum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
+    compact = across > check.seam_width
+    return int(pixels[compact].max()) if compact.any() else 0
