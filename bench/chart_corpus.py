@@ -19,6 +19,7 @@ import argparse
 import io
 import json
 import random
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -128,15 +129,17 @@ def make_item(args: tuple[str, int]) -> str:
     return path.name
 
 
-def build_corpus(folder: Path, n: int, workers: int = 2) -> dict[str, object]:
-    """Generate (or complete) the corpus of ``n`` items in ``folder``; returns the manifest."""
+def build_corpus(folder: Path, n: int, workers: int = 2,
+                 make: Callable[[tuple[str, int]], str] = make_item) -> dict[str, object]:
+    """Generate (or complete) the corpus of ``n`` items in ``folder`` (item ``i`` written by ``make((folder,
+    i))``, which returns its file name; `bench/scale_corpus.py` draws other charts); returns the manifest."""
     folder.mkdir(parents=True, exist_ok=True)
     todo = [(str(folder), i) for i in range(n)]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            files = list(pool.map(make_item, todo, chunksize=16))
+            files = list(pool.map(make, todo, chunksize=16))
     else:
-        files = [make_item(t) for t in todo]
+        files = [make(t) for t in todo]
     copies = [i for i in range(n) if i % DUP_EVERY == DUP_EVERY - 1]
     manifest = {"files": files, "duplicate_of": {item_name(i): item_name(original_of(i)) for i in copies}}
     (folder / "manifest.json").write_text(json.dumps(manifest))

@@ -17,29 +17,15 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import random
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-DUP_EVERY = 20
+from chart_corpus import DUP_EVERY, build_corpus, item_name, original_of
+
 SIZE = (640, 480)
 PALETTES = (((31, 119, 180), (255, 127, 14), (44, 160, 44)), ((80, 80, 80), (150, 150, 150), (20, 20, 20)),
             ((228, 26, 28), (55, 126, 184), (77, 175, 74)), ((120, 170, 220), (250, 200, 120), (180, 220, 160)))
 WORDS = ("Sales", "Exports", "Rainfall", "Population", "Energy", "Revenue", "Visitors", "Output", "Prices")
-
-
-def original_of(i: int) -> int:
-    """The item that copy ``i`` copies: one of the ten before it."""
-    return i - 1 - (i // DUP_EVERY) % 10
-
-
-def is_copy(i: int) -> bool:
-    return i % DUP_EVERY == DUP_EVERY - 1
-
-
-def item_name(i: int) -> str:
-    return f"{i:06d}.jpg" if is_copy(i) else f"{i:06d}.png"
 
 
 def render_chart(i: int) -> bytes:
@@ -98,26 +84,11 @@ def make_item(args: tuple[str, int]) -> str:
     folder, i = args
     path = Path(folder) / item_name(i)
     if not path.exists():
-        data = copy_of(original_of(i), seed=i) if is_copy(i) else render_chart(i)
+        data = copy_of(original_of(i), seed=i) if i % DUP_EVERY == DUP_EVERY - 1 else render_chart(i)
         tmp = path.with_suffix(".tmp")
         tmp.write_bytes(data)
         tmp.replace(path)  # a killed run leaves no half-written image
     return path.name
-
-
-def build_corpus(folder: Path, n: int, workers: int = 2) -> dict[str, object]:
-    """Generate (or complete) the first ``n`` items in ``folder``; returns the manifest."""
-    folder.mkdir(parents=True, exist_ok=True)
-    todo = [(str(folder), i) for i in range(n)]
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            files = list(pool.map(make_item, todo, chunksize=64))
-    else:
-        files = [make_item(t) for t in todo]
-    manifest = {"files": files,
-                "duplicate_of": {item_name(i): item_name(original_of(i)) for i in range(n) if is_copy(i)}}
-    (folder / "manifest.json").write_text(json.dumps(manifest))
-    return manifest
 
 
 def main() -> None:
@@ -126,7 +97,7 @@ def main() -> None:
     p.add_argument("--n", type=int, default=100_000)
     p.add_argument("--workers", type=int, default=2)
     args = p.parse_args()
-    m = build_corpus(args.folder, args.n, args.workers)
+    m = build_corpus(args.folder, args.n, args.workers, make=make_item)
     print(f"{len(m['files'])} charts ({len(m['duplicate_of'])} copies) in {args.folder}")  # type: ignore[arg-type]
 
 

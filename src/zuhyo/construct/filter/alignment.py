@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
+THUMB = 128
+"""Side of the square colour thumbnail every comparison works on."""
 TITLE_BAND = 0.14
 """Fraction of the height at the top left out of descriptor and verification (where a chart's title sits)."""
 
@@ -256,3 +258,47 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
         scores[q], solids[q] = compare(thumbs[a], thumbs[b], x0, w, y0, h, int(prep.ink[b]), cmp,
                                        grey=bool(prep.grey[a] or prep.grey[b]))
     return scores, solids
+
+
+def content_box(thumb: np.ndarray, level: int = 24, outliers: float = 0.01, ends: float = 0.04,
+                least: float = 0.3) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right), end exclusive: ``thumb`` (h x w x channels uint8) without its uniform borders.
+
+    A row (column) is uniform when at most ``outliers`` of its pixels (its ``ends`` at either end left out) lie
+    more than ``level`` from their mean colour; leading and trailing uniform rows, then columns, are cut, and again
+    until nothing changes (padding of one colour around a figure's own white margin: once the padding's columns
+    are gone, the margin's rows are uniform). So a copy padded, framed or given a tinted margin is trimmed to the
+    same content as its original, which is trimmed too. Nothing is cut when less than ``least`` of a side would
+    remain (a blank image). A thin frame line is left out by ``ends``; a thick frame of one colour around a
+    padding of another is not trimmed (each layer's lines cross the other's)."""
+    import numpy as np
+
+    h, w = thumb.shape[:2]
+    px = thumb.astype(np.int16)  # alpha too: a transparent border is uniform in all four channels
+    top, bottom, left, right = 0, h, 0, w
+
+    def uniform(region: np.ndarray, axis: int) -> np.ndarray:
+        # The lines' ends are left out of the test: a thin frame of another colour across them (the columns of
+        # a frame in a row of the padding inside it) would keep every line from being uniform.
+        length = region.shape[axis]
+        cut = int(length * ends)
+        inner = region[cut:length - cut] if axis == 0 else region[:, cut:length - cut]
+        mean = inner.mean(axis=axis, keepdims=True)
+        far = np.abs(inner - mean).max(axis=2) > level
+        return np.asarray(far.mean(axis=axis) <= outliers)
+
+    def span(flags: np.ndarray) -> tuple[int, int]:
+        inner = np.flatnonzero(~flags)
+        return (0, len(flags)) if len(inner) == 0 else (int(inner[0]), int(inner[-1]) + 1)
+
+    for _ in range(4):
+        before = (top, bottom, left, right)
+        a, b = span(uniform(px[top:bottom, left:right], 1))
+        top, bottom = top + a, top + b
+        a, b = span(uniform(px[top:bottom, left:right], 0))
+        left, right = left + a, left + b
+        if (top, bottom, left, right) == before:
+            break
+    if bottom - top < least * h or right - left < least * w:
+        return 0, h, 0, w
+    return top, bottom, left, right

@@ -8,7 +8,7 @@ another DPI) differs in scattered pixels and one-pixel seams along re-rasterised
 (:func:`largest_region`):
 
 1. each image's content box (its uniform borders trimmed as for the thumbnail,
-   :func:`zuhyo.construct.filter.near_duplicates.content_box`), shrunk (area means) so its long side is at most
+   :func:`zuhyo.construct.filter.alignment.content_box`), shrunk (area means) so its long side is at most
    :attr:`RegionCheck.max_side` (:func:`content_pixels`, read again from the image's bytes: nothing of this size
    is kept per image); compared on colour, or on luma when either image is grey (a greyscale copy);
 2. both on one grid, the size of the smaller (the coarser image sets the detail both can show); the window of
@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from zuhyo.construct.filter.alignment import TITLE_BAND
+from zuhyo.construct.filter.alignment import THUMB, TITLE_BAND, content_box
 from zuhyo.images.verify import DEFAULT_MAX_PIXELS, PngPixels, decode_untrusted_fast
 
 if TYPE_CHECKING:
@@ -84,8 +84,6 @@ def content_pixels(data: bytes, check: RegionCheck = RegionCheck()) -> np.ndarra
     ``check.max_side``."""
     import cv2
     import numpy as np
-
-    from zuhyo.construct.filter.near_duplicates import THUMB, content_box
 
     px = _rgb(data, check.max_side)
     h, w = px.shape[:2]
