@@ -60,7 +60,7 @@ def test_results_go_to_stdout_and_nothing_else_needs_stderr(ws: Path):
     assert status.stderr.strip() == ""
     figures = run_cli_subprocess("figures", str(ws), "--decision", "drop")
     assert f"{_dropped(ws)} figures" in figures.stdout and figures.stderr.strip() == ""
-    again = run_cli_subprocess("filter", str(ws))
+    again = run_cli("filter", str(ws))
     assert "figures checked" in again.stdout and "figures checked" not in again.stderr
 
 
