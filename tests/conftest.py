@@ -28,6 +28,20 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 SHARED_SKIP_REASON = f"real third-party test data not found at {SHARED_DATA} (an optional extra layer of tests)"
 
 
+#: The test files that take longest (bench/README.md, "The README's test command"), sent to the xdist workers
+#: first: with one file per unit of work (``--dist loadfile``), a long file taken last keeps one core busy while
+#: the other idles. Only the order changes; a file missing from this list runs after them, in its usual place.
+LONGEST_FILES = ("test_annotate_concurrency.py", "test_construct_export.py", "test_construct_pipeline_e2e.py",
+                 "test_construct_chart_resnet.py", "test_construct_classifier.py", "test_annotate_browser.py",
+                 "test_model_ocr.py", "test_construct_filter.py", "test_construct_executor.py",
+                 "test_report_browser.py", "test_construct_collect_folder.py", "test_collect_fuzz.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: k for k, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's own order is kept
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data`` (real third-party files); skips the test with the reason when it is absent."""
