@@ -22,6 +22,12 @@ another DPI) differs in scattered pixels and one-pixel seams along re-rasterised
    :attr:`RegionCheck.seam_width` px across (a long thin one is an edge slightly off).
 
 :func:`largest_region` above ``MAX_REGION`` (:mod:`zuhyo.construct.filter.near_duplicates`) means other data.
+
+Speed: ECC and a comparison at full resolution for every pair cost ~100 ms a pair on the loaded 2-core machine,
+and most pairs at a look-alike corpus's second look are other data. So with a ``limit`` the thumbnail's window
+is compared first (a copy that it lines up passes without ECC), then a comparison tolerant of any alignment
+within :attr:`RegionCheck.slack` (a chart with other data fails without ECC); only the rest are refined. On the
+tuning split this decides every pair as ECC for all did (bench/README.md, "Scale").
 """
 
 from __future__ import annotations
@@ -59,6 +65,13 @@ class RegionCheck:
     """Fraction of the height at the top left out (where a chart's title sits)."""
     edge: float = 0.015
     """Fraction of each other side left out (where the trim of the uniform borders ends)."""
+    slack: float = 0.025
+    """Farthest (fraction of the long side) the refinement may move a pixel from where the thumbnail's window
+    puts it, for :func:`largest_region`'s tolerant comparison."""
+    decisive: float = 4.0
+    """The tolerant comparison fails a pair without ECC only when its region exceeds the limit this many times:
+    a copy whose trimmed content box is off by more than the slack (JPEG noise in a margin) stays just over it
+    (42-83 px on the 5k scale corpus against a limit of 40), a chart with other data is far over."""
 
 
 def _rgb(data: bytes, max_side: int) -> np.ndarray:
@@ -125,50 +138,104 @@ def _rescaled(affine: np.ndarray, c: float) -> np.ndarray:
     return np.asarray((s @ full @ np.linalg.inv(s))[:2], dtype=np.float32)
 
 
-def largest_region(pa: np.ndarray, pb: np.ndarray, window: tuple[float, float, float, float], thumb: int,
-                   check: RegionCheck = RegionCheck(), grey: bool = False) -> int:
-    """Pixels of the largest region in which ``pb`` (:func:`content_pixels`) differs from the part of ``pa``
-    that the thumbnail verification found it shows (``window``, on ``thumb`` px thumbnails); see the module doc.
-    Compared on colour (the largest channel difference: a colour map can give two values one luma), or with
-    ``grey`` on luma (a greyscale copy)."""
+@dataclass(frozen=True)
+class _Grids:
+    """Both images of a pair on one grid (:func:`_grids`), blurred once for every alignment tried.
+    Blurred once per pair (not once per alignment tried) and compared with OpenCV's operations, not numpy's
+    (whose reductions over a last axis of 3 are several times slower)."""
+
+    ga: np.ndarray
+    """``a``'s luma (``height`` x ``width``, uint8), for the alignment."""
+    gb: np.ndarray
+    """``b``'s luma."""
+    ba: np.ndarray
+    """``ga`` blurred by ``blur`` (blurred before it is warped: on one grid the affine is near a shift, so
+    the two orders agree)."""
+    bb: np.ndarray
+    """``gb`` blurred by ``blur``."""
+    ca: np.ndarray | None
+    """``a``'s colour blurred by twice ``blur``, or ``None`` when compared on luma."""
+    cb: np.ndarray | None
+    """``b``'s colour blurred by twice ``blur``."""
+
+
+def _grids(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool) -> _Grids:
+    """Both on the grid of the smaller (the coarser image sets the detail both can show)."""
+    import cv2
+
+    lb_shape = pb.shape[:2]
+    long_side = min(max(pa.shape[:2]), max(lb_shape))
+    f = long_side / max(lb_shape)
+    size = max(16, round(lb_shape[1] * f)), max(16, round(lb_shape[0] * f))
+    ra = cv2.resize(pa, size, interpolation=cv2.INTER_AREA)
+    rb = cv2.resize(pb, size, interpolation=cv2.INTER_AREA)
+    # ITU-R 601 luma (as convert("L")) before the resize, as the alignment was tuned on
+    ga = cv2.resize(cv2.cvtColor(pa, cv2.COLOR_RGB2GRAY), size, interpolation=cv2.INTER_AREA)
+    gb = cv2.resize(cv2.cvtColor(pb, cv2.COLOR_RGB2GRAY), size, interpolation=cv2.INTER_AREA)
+    ca = cb = None
+    if not grey:
+        ca = cv2.GaussianBlur(_fine(ra), (0, 0), 2 * check.blur)
+        cb = cv2.GaussianBlur(_fine(rb), (0, 0), 2 * check.blur)
+    return _Grids(ga, gb, cv2.GaussianBlur(_fine(ga), (0, 0), check.blur),
+                  cv2.GaussianBlur(_fine(gb), (0, 0), check.blur), ca, cb)
+
+
+def _fine(px: np.ndarray) -> np.ndarray:
+    """``px`` as float32: blurred levels are compared unrounded (uint8 rounding moved regions near
+    :attr:`RegionCheck.level` by tens of pixels on the tuning split)."""
+    import numpy as np
+
+    return px.astype(np.float32)
+
+
+def _refined(g: _Grids, affine: np.ndarray, side: int) -> np.ndarray:
+    """``affine`` refined by OpenCV's ECC on ``side`` px versions of both lumas."""
     import cv2
     import numpy as np
 
-    la = cv2.cvtColor(pa, cv2.COLOR_RGB2GRAY)  # ITU-R 601, as convert("L")
-    lb = cv2.cvtColor(pb, cv2.COLOR_RGB2GRAY)
-
-    long_side = min(max(la.shape), max(lb.shape))
-    f = long_side / max(lb.shape)
-    width, height = max(16, round(lb.shape[1] * f)), max(16, round(lb.shape[0] * f))
-    ga = cv2.resize(la, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
-    gb = cv2.resize(lb, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
-    affine = _window_affine(window, width, height, thumb)
-    c = min(1.0, check.align_side / max(width, height))
+    height, width = g.gb.shape
+    c = min(1.0, side / max(width, height))
     size = (max(8, round(width * c)), max(8, round(height * c)))
-    sa = cv2.GaussianBlur(cv2.resize(ga, size, interpolation=cv2.INTER_AREA), (3, 3), 0)
-    sb = cv2.GaussianBlur(cv2.resize(gb, size, interpolation=cv2.INTER_AREA), (3, 3), 0)
+    sa = cv2.GaussianBlur(cv2.resize(g.ga, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3), 0)
+    sb = cv2.GaussianBlur(cv2.resize(g.gb, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3), 0)
     try:
         whole = np.full(sb.shape, 255, dtype=np.uint8)
         _, small = cv2.findTransformECC(sb, sa, _rescaled(affine, c), cv2.MOTION_AFFINE,
                                         (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-5), whole, 3)
-        affine = _rescaled(np.asarray(small, dtype=np.float32), 1 / c)
+        return _rescaled(np.asarray(small, dtype=np.float32), 1 / c)
     except cv2.error:  # no convergence (a flat image, say): the thumbnail's window as it is
-        pass
+        return affine
+
+
+def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 0) -> int:
+    """The largest compact region in which ``b`` differs from ``a`` warped by ``affine`` (see the module doc).
+    With ``tolerance`` a pixel of ``b`` differs only by as much as it lies outside the range of the warped
+    pixels within ``tolerance`` px: a lower bound of the region under every alignment within that many px of
+    ``affine`` (the opening, closing and components only grow with the differing pixels)."""
+    import cv2
+    import numpy as np
+
+    height, width = g.gb.shape
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    warped = cv2.warpAffine(ga, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
-    inside = cv2.warpAffine(np.ones((height, width), np.float32), affine, (width, height),
+    inside = cv2.warpAffine(np.ones((height, width), np.uint8), affine, (width, height),
                             flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
                             borderValue=0)
-    diff = np.abs(cv2.GaussianBlur(warped, (0, 0), check.blur) - cv2.GaussianBlur(gb, (0, 0), check.blur))
-    if not grey:
+
+    def outside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        warped = cv2.warpAffine(a, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+        if tolerance == 0:
+            return cv2.absdiff(warped, b)
+        kernel = np.ones((2 * tolerance + 1, 2 * tolerance + 1), np.uint8)
+        return cv2.max(cv2.subtract(cv2.erode(warped, kernel), b), cv2.subtract(b, cv2.dilate(warped, kernel)))
+
+    diff = outside(g.ba, g.bb)
+    if g.ca is not None and g.cb is not None:
         # Colour too (a colour map can give two values one luma), blurred by twice as much: JPEG keeps colour at
         # half the resolution, so a copy's colours bleed across edges by a pixel or two.
-        ca = cv2.resize(pa, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
-        cb = cv2.resize(pb, (width, height), interpolation=cv2.INTER_AREA).astype(np.float32)
-        cw = cv2.warpAffine(ca, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
-        colour = np.abs(cv2.GaussianBlur(cw, (0, 0), 2 * check.blur) - cv2.GaussianBlur(cb, (0, 0), 2 * check.blur))
-        diff = np.maximum(diff, colour.max(axis=2))
-    differs = ((diff > check.level) & (cv2.erode(inside, np.ones((5, 5), np.uint8)) > 0)).astype(np.uint8)
+        r, gr, bl = cv2.split(outside(g.ca, g.cb))
+        diff = cv2.max(diff, cv2.max(cv2.max(r, gr), bl))
+    differs = cv2.bitwise_and((diff > check.level).view(np.uint8),
+                              cv2.erode(inside, np.ones((5, 5), np.uint8)))
     differs[:round(check.title_band * height)] = 0
     # The content box's own edge (an axis label cut by the trim a pixel off, the end of a crop) is left out.
     ey, ex = round(check.edge * height), round(check.edge * width)
@@ -176,7 +243,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, window: tuple[float, float, f
     differs[:, :ex] = 0
     differs[:, width - ex:] = 0
     differs = cv2.morphologyEx(differs, cv2.MORPH_OPEN, np.ones((check.seam, check.seam), np.uint8))
-    if not differs.any():
+    if not cv2.countNonZero(differs):
         return 0
     joined = cv2.morphologyEx(differs, cv2.MORPH_CLOSE, np.ones((check.join, check.join), np.uint8))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
@@ -186,3 +253,28 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, window: tuple[float, float, f
     across = np.minimum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
     compact = across > check.seam_width
     return int(pixels[compact].max()) if compact.any() else 0
+
+
+def largest_region(pa: np.ndarray, pb: np.ndarray, window: tuple[float, float, float, float], thumb: int,
+                   check: RegionCheck = RegionCheck(), grey: bool = False, limit: int | None = None) -> int:
+    """Pixels of the largest region in which ``pb`` (:func:`content_pixels`) differs from the part of ``pa``
+    that the thumbnail verification found it shows (``window``, on ``thumb`` px thumbnails); see the module doc.
+    Compared on colour (the largest channel difference: a colour map can give two values one luma), or with
+    ``grey`` on luma (a greyscale copy).
+
+    With ``limit`` (the most a copy may show) the refinement by ECC, most of the cost, is skipped when it cannot
+    change the verdict: when the thumbnail's window alone leaves no region over ``limit`` (that region is
+    returned), or when even the tolerant comparison (:attr:`RegionCheck.slack`) leaves one over it (that lower
+    bound is returned)."""
+    g = _grids(pa, pb, check, grey)
+    height, width = g.gb.shape
+    affine = _window_affine(window, width, height, thumb)
+    if limit is not None:
+        first = _region(g, affine, check)
+        if first <= limit:
+            return first
+        slack = max(1, round(check.slack * max(width, height)))
+        bound = _region(g, affine, check, tolerance=slack)
+        if bound > check.decisive * limit:
+            return bound
+    return _region(g, _refined(g, affine, check.align_side), check)
