@@ -118,15 +118,20 @@ def item_name(i: int) -> str:
     return f"{i:06d}.jpg" if i % DUP_EVERY == DUP_EVERY - 1 else f"{i:06d}.png"
 
 
-def make_item(args: tuple[str, int]) -> str:
-    folder, i = args
+def write_item(folder: str, i: int, original: Callable[[int], bytes], copy: Callable[[int, int], bytes]) -> str:
+    """Write item ``i`` unless it is on disk: ``copy(original_of(i), i)`` for a copy, else ``original(i)``;
+    its file name."""
     path = Path(folder) / item_name(i)
     if not path.exists():
-        data = near_duplicate(original_of(i), seed=i) if i % DUP_EVERY == DUP_EVERY - 1 else render_chart(i)
+        data = copy(original_of(i), i) if i % DUP_EVERY == DUP_EVERY - 1 else original(i)
         tmp = path.with_suffix(".tmp")
         tmp.write_bytes(data)
-        tmp.replace(path)
+        tmp.replace(path)  # a killed run leaves no half-written image
     return path.name
+
+
+def make_item(args: tuple[str, int]) -> str:
+    return write_item(*args, render_chart, near_duplicate)
 
 
 def build_corpus(folder: Path, n: int, workers: int = 2,

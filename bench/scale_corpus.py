@@ -20,7 +20,7 @@ import io
 import random
 from pathlib import Path
 
-from chart_corpus import DUP_EVERY, build_corpus, item_name, original_of
+from chart_corpus import build_corpus, write_item
 
 SIZE = (640, 480)
 PALETTES = (((31, 119, 180), (255, 127, 14), (44, 160, 44)), ((80, 80, 80), (150, 150, 150), (20, 20, 20)),
@@ -81,14 +81,7 @@ def copy_of(original: int, seed: int) -> bytes:
 
 
 def make_item(args: tuple[str, int]) -> str:
-    folder, i = args
-    path = Path(folder) / item_name(i)
-    if not path.exists():
-        data = copy_of(original_of(i), seed=i) if i % DUP_EVERY == DUP_EVERY - 1 else render_chart(i)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)  # a killed run leaves no half-written image
-    return path.name
+    return write_item(*args, render_chart, copy_of)
 
 
 def main() -> None:

@@ -57,17 +57,18 @@ def chartqa_dir() -> Path:
 
 
 @pytest.fixture(autouse=True, scope="session")
-def cheap_password_hashes() -> Iterator[None]:
+def cheap_password_hashes() -> Iterator[Callable[[], object] | None]:
     """argon2 at its lowest cost (1 pass over 8 KiB) for hashes made in the tests' own process.
 
     The production cost (argon2-cffi's defaults, about 0.2 s a hash on these cores, slow on purpose) would be paid
     at every account and every login of the suite; a hash records its own parameters, so verification is the same
-    code either way. ``test_passwords_are_hashed_at_argon2_cffi_defaults`` checks the production hasher.
+    code either way. Its value is the production hasher's factory (None without the [web] extra), which
+    ``test_passwords_are_hashed_at_argon2_cffi_defaults`` checks.
     """
     try:
         from zuhyo.annotate import users
     except ImportError:  # no [web] extra: nothing hashes passwords
-        yield
+        yield None
         return
 
     def cheap() -> object:
@@ -75,10 +76,10 @@ def cheap_password_hashes() -> Iterator[None]:
 
         return PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
 
+    production = users._hasher
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(users, "production_hasher", users._hasher, raising=False)
         patch.setattr(users, "_hasher", cheap)
-        yield
+        yield production
 
 
 @pytest.fixture

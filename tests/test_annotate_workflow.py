@@ -455,14 +455,14 @@ def test_review_alpha_matches_the_krippendorff_package(ws: Workspace):
     assert dashboard(db)["alpha"]["overall"]["alpha"] == pytest.approx(expected)
 
 
-def test_passwords_are_hashed_at_argon2_cffi_defaults():
+def test_passwords_are_hashed_at_argon2_cffi_defaults(cheap_password_hashes):
     """The suite hashes at the lowest cost (conftest's ``cheap_password_hashes``); the app itself at the library's
     defaults, and a login rehashes a hash made at a lower cost."""
     from argon2 import PasswordHasher, extract_parameters
 
     from zuhyo.annotate import users
 
-    production = users.production_hasher()  # what conftest set aside
+    production = cheap_password_hashes()  # the hasher conftest replaced
     defaults = PasswordHasher()
     assert (production.time_cost, production.memory_cost, production.parallelism) == (
         defaults.time_cost, defaults.memory_cost, defaults.parallelism)
