@@ -306,42 +306,59 @@ def descriptor_distance(desc: np.ndarray, i: int, j: int) -> float:
 
 
 def score_pairs(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch: int = 256,
-                max_solid: int | None = MAX_SOLID) -> tuple[np.ndarray, np.ndarray]:
+                max_solid: int | None = MAX_SOLID, refine_below: float | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
     """(score, solid difference) of each pair (rows of indices into ``thumbs`` and ``prepared``): the better of
     aligning either thumbnail into the other (:mod:`zuhyo.construct.filter.alignment`), where a direction whose
     aligned images differ in more than ``max_solid`` solid pixels scores 0 - they show other data, however small
-    the share of ink (``None``: no such test, the second look judges the pair). Windows are searched ``batch``
-    pairs at a time."""
+    the share of ink (``None``: no such test, the second look judges the pair). With ``refine_below`` (the
+    verification bound) a direction scoring just under it is aligned again by ECC
+    (:func:`zuhyo.construct.filter.alignment.directed_scores`). Windows are searched ``batch`` pairs at a
+    time."""
+
+    scores, solids, _, _ = _best_directions(thumbs, prepared, pairs, batch, max_solid, refine_below)
+    return scores, solids
+
+
+def _best_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch: int = 256,
+                     max_solid: int | None = MAX_SOLID, refine_below: float | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`score_pairs`, with per pair whether the better direction shows the second image in the first
+    (``True``) or the first in the second, and its alignment (m, 2, 3)."""
     import numpy as np
 
     from zuhyo.construct.filter.alignment import directed_scores
 
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     scores, solids = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=np.int64)
+    forward, affines = np.ones(len(pairs), dtype=bool), np.zeros((len(pairs), 2, 3), dtype=np.float32)
     limit = np.iinfo(np.int64).max if max_solid is None else max_solid
     with _opencv_one_thread():
         for s in range(0, len(pairs), batch):
             a, b = pairs[s:s + batch, 0], pairs[s:s + batch, 1]
-            s1, d1 = directed_scores(thumbs, prepared, a, b)
-            s2, d2 = directed_scores(thumbs, prepared, b, a)
+            s1, d1, m1 = directed_scores(thumbs, prepared, a, b, refine_below=refine_below)
+            s2, d2, m2 = directed_scores(thumbs, prepared, b, a, refine_below=refine_below)
             e1, e2 = np.where(d1 <= limit, s1, 0.0), np.where(d2 <= limit, s2, 0.0)
             first = e1 >= e2
             scores[s:s + batch] = np.where(first, e1, e2)
             solids[s:s + batch] = np.where(first, d1, d2)
-    return scores, solids
+            forward[s:s + batch] = first
+            affines[s:s + batch] = np.where(first[:, None, None], m1, m2)
+    return scores, solids, forward, affines
 
 
 def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, images: Sequence[bytes] | ImageSource,
-                  check: RegionCheck | None = None, cache: int = 16, limit: int | None = MAX_REGION) -> np.ndarray:
+                  check: RegionCheck | None = None, cache: int = 16, limit: int | None = MAX_REGION,
+                  refine_below: float | None = DEFAULT_MIN_SCORE) -> np.ndarray:
     """(m,) int64: the largest difference region of each pair
     (:func:`zuhyo.construct.filter.regions.largest_region`), the images' bytes from ``images`` (indexed like
-    ``thumbs``), aligned in the direction whose thumbnails verify better. The content of the ``cache`` images
-    used last is kept (pairs come sorted by their first image)."""
+    ``thumbs``), aligned in the direction whose thumbnails verify better (as :func:`score_pairs` with
+    ``refine_below`` aligns them). The content of the ``cache`` images used last is kept (pairs come sorted by
+    their first image)."""
     from collections import OrderedDict
 
     import numpy as np
 
-    from zuhyo.construct.filter.alignment import directed_scores, directed_windows
     from zuhyo.construct.filter.regions import RegionCheck, content_pixels, largest_region
 
     check = RegionCheck() if check is None else check
@@ -358,17 +375,14 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
         return seen[i]
 
     out = np.zeros(len(pairs), dtype=np.int64)
+    # The windows of a whole batch at once: one product with the window grid's matrix for the batch, where a pair
+    # at a time spent most of its time reading that matrix.
+    _, _, forward, affines = _best_directions(thumbs, prepared, pairs, batch=max(1, len(pairs)), max_solid=None,
+                                              refine_below=refine_below)
     with _opencv_one_thread():
-        # The windows of all pairs at once: one product with the window grid's matrix for the whole batch,
-        # where a pair at a time spent most of its time reading that matrix.
-        forward = directed_windows(prepared, pairs[:, 0], pairs[:, 1])
-        backward = directed_windows(prepared, pairs[:, 1], pairs[:, 0])
-        s1, _ = directed_scores(thumbs, prepared, pairs[:, 0], pairs[:, 1], windows=forward)
-        s2, _ = directed_scores(thumbs, prepared, pairs[:, 1], pairs[:, 0], windows=backward)
         for q, (a, b) in enumerate(pairs.tolist()):
-            into, shown, w = (a, b, forward[q]) if s1[q] >= s2[q] else (b, a, backward[q])  # b into a, or a into b
-            window = (float(w[0]), float(w[1]), float(w[2]), float(w[3]))
-            out[q] = largest_region(content(into), content(shown), window, thumbs.shape[1], check,
+            into, shown = (a, b) if forward[q] else (b, a)  # b shown in a, or a in b
+            out[q] = largest_region(content(into), content(shown), affines[q], thumbs.shape[1], check,
                                     grey=bool(prepared.grey[a] or prepared.grey[b]), limit=limit)
     return out
 
@@ -398,26 +412,28 @@ class PairEvidence:
     passed); ``None`` when the pair was judged on thumbnails alone."""
 
 
-def _verify_chunk(item: tuple[np.ndarray, np.ndarray | tuple[str, np.ndarray], Prepared, int | None]
-                  ) -> tuple[list[float], list[int]]:
+_VerifyChunk = tuple["np.ndarray", "np.ndarray | tuple[str, np.ndarray]", "Prepared", "int | None", float]
+
+
+def _verify_chunk(item: _VerifyChunk) -> tuple[list[float], list[int]]:
     """Runs in executor workers: the thumbnail scores of one chunk of pairs (indices into the chunk's images),
     with the images' thumbnails sent along or read from the driver's memory map (its path and the rows), their
-    :class:`Prepared` rows and the solid-difference bound (``None``: none)."""
+    :class:`Prepared` rows, the solid-difference bound (``None``: none) and the verification bound."""
     import numpy as np
 
-    pairs, thumbs, prepared, max_solid = item
+    pairs, thumbs, prepared, max_solid, min_score = item
     if isinstance(thumbs, tuple):
         path, rows = thumbs
         thumbs = np.asarray(np.load(path, mmap_mode="r")[rows])
-    scores, solids = score_pairs(thumbs, prepared, pairs, max_solid=max_solid)
+    scores, solids = score_pairs(thumbs, prepared, pairs, max_solid=max_solid, refine_below=min_score)
     return scores.tolist(), solids.tolist()
 
 
-def _region_chunk(item: tuple[np.ndarray, np.ndarray, Prepared, list[bytes]]) -> list[int]:
+def _region_chunk(item: tuple[np.ndarray, np.ndarray, Prepared, list[bytes], float]) -> list[int]:
     """Runs in executor workers: :func:`region_scores` of one chunk of pairs, with their images' thumbnails,
-    :class:`Prepared` rows and bytes."""
-    pairs, thumbs, prepared, images = item
-    return region_scores(thumbs, prepared, pairs, images).tolist()
+    :class:`Prepared` rows and bytes, and the verification bound."""
+    pairs, thumbs, prepared, images, min_score = item
+    return region_scores(thumbs, prepared, pairs, images, refine_below=min_score).tolist()
 
 
 def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = DEFAULT_MIN_SCORE,
@@ -441,7 +457,7 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     max_solid = None if images is not None else MAX_SOLID
     size = min(chunk, max(64, -(-len(pairs) // 16)))
     if executor is None or len(pairs) <= size:
-        scores, solids = score_pairs(thumbs, prepared, pairs, max_solid=max_solid)
+        scores, solids = score_pairs(thumbs, prepared, pairs, max_solid=max_solid, refine_below=min_score)
     else:
         from zuhyo.construct.executor import ItemError, map_items, parse_executor
 
@@ -452,11 +468,11 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
         found: list[float] = []
         solid: list[int] = []
         for group in groups:
-            items: list[tuple[np.ndarray, np.ndarray | tuple[str, np.ndarray], Prepared, int | None]] = []
+            items: list[_VerifyChunk] = []
             for part in group:
                 used, local = np.unique(part, return_inverse=True)
                 rows = (str(path), used) if shared else np.asarray(thumbs[used])
-                items.append((local.reshape(-1, 2), rows, prepared.take(used), max_solid))
+                items.append((local.reshape(-1, 2), rows, prepared.take(used), max_solid, min_score))
             for result in map_items(_verify_chunk, items, executor=executor):
                 if isinstance(result, ItemError):
                     raise RuntimeError(f"near-duplicate verification failed: {result.error}")
@@ -472,18 +488,18 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     scores = np.where(solids > MAX_SOLID_SHARE * body, 0.0, scores)
     todo = np.flatnonzero(scores >= min_score)
     if executor is None or len(todo) <= region_chunk:
-        looked = region_scores(thumbs, prepared, pairs[todo], images)
+        looked = region_scores(thumbs, prepared, pairs[todo], images, refine_below=min_score)
     else:
         from zuhyo.construct.executor import ItemError, map_items
 
         parts = [todo[s:s + region_chunk] for s in range(0, len(todo), region_chunk)]
         out: list[int] = []
         for g in range(0, len(parts), 8):
-            region_items: list[tuple[np.ndarray, np.ndarray, Prepared, list[bytes]]] = []
+            region_items: list[tuple[np.ndarray, np.ndarray, Prepared, list[bytes], float]] = []
             for part in parts[g:g + 8]:
                 used, local = np.unique(pairs[part], return_inverse=True)
                 region_items.append((local.reshape(-1, 2), np.asarray(thumbs[used]), prepared.take(used),
-                                     [images(int(i)) for i in used]))
+                                     [images(int(i)) for i in used], min_score))
             for result in map_items(_region_chunk, region_items, executor=executor):
                 if isinstance(result, ItemError):
                     raise RuntimeError(f"near-duplicate verification failed: {result.error}")

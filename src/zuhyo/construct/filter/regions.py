@@ -112,30 +112,13 @@ def content_pixels(data: bytes, check: RegionCheck = RegionCheck()) -> np.ndarra
     return np.asarray(box)
 
 
-def _window_affine(window: tuple[float, float, float, float], width: int, height: int, thumb: int) -> np.ndarray:
-    """The thumbnail verification's window (``x0, w, y0, h`` of ``a``'s thumbnail that ``b``'s shows, pixel
-    centres) as a 2x3 affine from ``b``'s grid to ``a``'s, both ``width`` x ``height``."""
-    import numpy as np
+def _grid_affine(affine: np.ndarray, width: int, height: int, thumb: int) -> np.ndarray:
+    """The thumbnail verification's alignment (``affine``, 2x3 from ``b``'s ``thumb`` px thumbnail to ``a``'s,
+    pixel centres) as a 2x3 affine from ``b``'s grid to ``a``'s, both ``width`` x ``height`` (both thumbnails
+    cover [0, 1] of their content across and down)."""
+    from zuhyo.construct.filter.alignment import rescaled_affine
 
-    def axis(start: float, span: float, n: int) -> tuple[float, float]:
-        # thumbnail: b's pixel centre u -> a's start + u * span / (thumb - 1); both grids cover [0, 1] of their
-        # content, pixel centres at (u + 0.5) / size
-        k = span / (thumb - 1)
-        offset = (start - 0.5 * k + 0.5) / thumb
-        return k, 0.5 * k + offset * n - 0.5
-
-    ax, bx = axis(window[0], window[1], width)
-    ay, by = axis(window[2], window[3], height)
-    return np.array([[ax, 0.0, bx], [0.0, ay, by]], dtype=np.float32)
-
-
-def _rescaled(affine: np.ndarray, c: float) -> np.ndarray:
-    """``affine`` (grid to grid) on grids scaled by ``c`` (pixel centres: u' = (u + 0.5) c - 0.5)."""
-    import numpy as np
-
-    s = np.array([[c, 0.0, 0.5 * c - 0.5], [0.0, c, 0.5 * c - 0.5], [0.0, 0.0, 1.0]])
-    full = np.vstack([affine, [0.0, 0.0, 1.0]])
-    return np.asarray((s @ full @ np.linalg.inv(s))[:2], dtype=np.float32)
+    return rescaled_affine(affine, width / thumb, height / thumb)
 
 
 @dataclass(frozen=True)
@@ -193,6 +176,8 @@ def _refined(g: _Grids, affine: np.ndarray, side: int) -> np.ndarray:
     import cv2
     import numpy as np
 
+    from zuhyo.construct.filter.alignment import rescaled_affine
+
     height, width = g.gb.shape
     c = min(1.0, side / max(width, height))
     size = (max(8, round(width * c)), max(8, round(height * c)))
@@ -200,9 +185,9 @@ def _refined(g: _Grids, affine: np.ndarray, side: int) -> np.ndarray:
     sb = cv2.GaussianBlur(cv2.resize(g.gb, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3), 0)
     try:
         whole = np.full(sb.shape, 255, dtype=np.uint8)
-        _, small = cv2.findTransformECC(sb, sa, _rescaled(affine, c), cv2.MOTION_AFFINE,
+        _, small = cv2.findTransformECC(sb, sa, rescaled_affine(affine, c), cv2.MOTION_AFFINE,
                                         (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-5), whole, 3)
-        return _rescaled(np.asarray(small, dtype=np.float32), 1 / c)
+        return rescaled_affine(small, 1 / c)
     except cv2.error:  # no convergence (a flat image, say): the thumbnail's window as it is
         return affine
 
@@ -255,20 +240,21 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 
     return int(pixels[compact].max()) if compact.any() else 0
 
 
-def largest_region(pa: np.ndarray, pb: np.ndarray, window: tuple[float, float, float, float], thumb: int,
+def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thumb: int,
                    check: RegionCheck = RegionCheck(), grey: bool = False, limit: int | None = None) -> int:
     """Pixels of the largest region in which ``pb`` (:func:`content_pixels`) differs from the part of ``pa``
-    that the thumbnail verification found it shows (``window``, on ``thumb`` px thumbnails); see the module doc.
+    that the thumbnail verification found it shows (``thumb_affine``, 2x3 from ``pb``'s ``thumb`` px thumbnail to
+    ``pa``'s: :func:`zuhyo.construct.filter.alignment.directed_scores`); see the module doc.
     Compared on colour (the largest channel difference: a colour map can give two values one luma), or with
     ``grey`` on luma (a greyscale copy).
 
     With ``limit`` (the most a copy may show) the refinement by ECC, most of the cost, is skipped when it cannot
-    change the verdict: when the thumbnail's window alone leaves no region over ``limit`` (that region is
+    change the verdict: when the thumbnail's alignment alone leaves no region over ``limit`` (that region is
     returned), or when even the tolerant comparison (:attr:`RegionCheck.slack`) leaves one over it (that lower
     bound is returned)."""
     g = _grids(pa, pb, check, grey)
     height, width = g.gb.shape
-    affine = _window_affine(window, width, height, thumb)
+    affine = _grid_affine(thumb_affine, width, height, thumb)
     if limit is not None:
         first = _region(g, affine, check)
         if first <= limit:
