@@ -5,9 +5,9 @@ pHash all-pairs baseline in the same run.
 zuhyo runs as ``zuhyo filter`` does (:mod:`zuhyo.construct.filter.near_duplicates` then
 :func:`zuhyo.construct.filter.duplicate_groups.resolve_groups`, the largest image of a cluster kept). Its groups
 are a kept image and the images dropped as its duplicates; its links are (dropped, kept). A copy is found when
-its original is in its group; a hard negative is merged when its original is; a link is
-correct when both ends show one original. The baseline's links are all pairs within Hamming distance 10; a copy
-is found when the pair (copy, original) is among them.
+its original is in its group; a hard negative is merged when its original is; a link is correct when both ends
+show one figure (:func:`classes`: two hard negatives of one original can be one). The baseline's links are all
+pairs within Hamming distance 10; a copy is found when the pair (copy, original) is among them.
 
     python bench/near_duplicate_report.py /tmp/zuhyo_hard_heldout [--n 1000] [--min-score 0.86] [--json out.json]
 """
@@ -66,10 +66,26 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
                     "verified": len(pairs), "peak_rss_workers_mib": round(worker_peak)}
 
 
-def evaluate(items: list[dict[str, Any]], found: Any, links: list[tuple[int, int]]) -> dict[str, Any]:
-    """Scores of one method: ``found(a, b)`` says whether items ``a`` and ``b`` were joined; ``links`` are its
-    predicted pairs."""
-    cls = [e.get("original", i) if e["role"] != "negative" else -1 - i for i, e in enumerate(items)]
+def classes(items: list[dict[str, Any]], datas: list[bytes]) -> list[int]:
+    """The figure each item shows: a copy its original's, a hard negative its own - but two negatives of one
+    original with the same change are one figure (a one-series line chart has one series to reverse, and its
+    negatives render to identical bytes): a link between them is correct."""
+    import hashlib
+
+    first: dict[tuple[int, str], int] = {}
+    out = []
+    for i, e in enumerate(items):
+        if e["role"] != "negative":
+            out.append(e.get("original", i))
+            continue
+        key = (e["original"], hashlib.sha256(datas[i]).hexdigest())
+        out.append(-1 - first.setdefault(key, i))
+    return out
+
+
+def evaluate(items: list[dict[str, Any]], cls: list[int], found: Any, links: list[tuple[int, int]]) -> dict[str, Any]:
+    """Scores of one method: ``cls`` (:func:`classes`) the figure each item shows, ``found(a, b)`` whether items
+    ``a`` and ``b`` were joined; ``links`` are its predicted pairs."""
     correct = sum(1 for a, b in links if cls[a] == cls[b])
     by: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for i, e in enumerate(items):
@@ -106,11 +122,12 @@ def main() -> None:
     groups, times = run_zuhyo(datas, args.executor, args.min_score, args.neighbours, args.star_clusters)
     group_of = {i: g for g, members in enumerate(groups) for i in members}
     links = [(m, g[0]) for g in groups for m in g[1:]]
-    zuhyo = evaluate(items, lambda a, b: a in group_of and group_of.get(b) == group_of[a], links)
+    cls = classes(items, datas)
+    zuhyo = evaluate(items, cls, lambda a, b: a in group_of and group_of.get(b) == group_of[a], links)
     result["zuhyo"] = {**zuhyo, **times, "peak_rss_driver_mib": round(_peak_rss_mib())}
     if not args.no_anchor:
         pred, anchor_times = run_anchor(datas, args.executor)
-        result["anchor pHash H<=10"] = {**evaluate(items, lambda a, b: (min(a, b), max(a, b)) in pred,
+        result["anchor pHash H<=10"] = {**evaluate(items, cls, lambda a, b: (min(a, b), max(a, b)) in pred,
                                                    sorted(pred)), **anchor_times}
     print(json.dumps({k: v for k, v in result["zuhyo"].items() if not isinstance(v, dict)}))
     print(markdown(result))
