@@ -312,3 +312,86 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
     again = verify_scores(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__, executor="local",
                           chunk=1, region_chunk=1)
     assert np.array_equal(again[2], regions) and np.allclose(again[0], scores)
+
+
+def _bars(values: list[float], colours: list[str], size: tuple[float, float] = (8, 5)) -> bytes:
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=size, dpi=100)
+    fig.add_subplot(111).bar([f"B{k}" for k in range(len(values))], values, color=colours)
+    fig.suptitle("Exports (2021)")
+    out = io.BytesIO()
+    fig.savefig(out, format="png")
+    plt.close(fig)
+    return out.getvalue()
+
+
+VALUES = [34.0, 81.0, 55.0, 62.0, 18.0, 90.0, 47.0, 70.0]
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"] * 2
+OTHER_PALETTE = ["#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f"] * 2
+
+
+def test_a_screenshot_with_browser_chrome_is_aligned_again_and_merged_and_other_data_is_not() -> None:
+    """The profiles of a copy inside a browser window (a tab bar and an address bar on top, a scroll bar at the
+    right) correlate best with a wrong window; the pair scores just under the bound, is aligned again by ECC
+    and verifies - while the same window around a chart with one bar changed still fails."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
+
+    def screenshot(png: bytes) -> bytes:
+        im = Image.open(io.BytesIO(png)).convert("RGB")
+        w, h = im.size
+        bar = 40
+        canvas = Image.new("RGB", (w + 18, h + bar + 4), (222, 225, 230))
+        canvas.paste(im, (2, bar + 2))
+        draw = ImageDraw.Draw(canvas)
+        for k in range(3):
+            draw.rectangle((8 + k * 130, 3, 130 + k * 130, bar // 2), fill=(245, 245, 245))
+        draw.rounded_rectangle((60, bar // 2 + 3, w - 60, bar - 4), radius=6, fill="white")
+        draw.text((72, bar // 2 + 5), "https://www.example.go.jp/hakusho/figure.html", fill=(60, 60, 60))
+        draw.rectangle((w + 4, bar + 2 + 60, w + 14, bar + h // 2), fill=(150, 150, 150))
+        return _encoded(canvas, "JPEG", quality=85)
+
+    original = _bars(VALUES, PALETTE)
+    one_bar = _bars([*VALUES[:5], VALUES[5] * 0.75, *VALUES[6:]], PALETTE)
+    images = [original, screenshot(original), screenshot(one_bar)]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2]])
+    plain, _ = score_pairs(arrays.thumbs, arrays.prepared, pairs, max_solid=None)
+    refined, _ = score_pairs(arrays.thumbs, arrays.prepared, pairs, max_solid=None, refine_below=DEFAULT_MIN_SCORE)
+    assert plain[0] < DEFAULT_MIN_SCORE <= refined[0]  # only the refined alignment lines the copy up
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
+    assert scores[1] == 0.0  # one bar changed, in the same window: not merged
+
+
+def test_a_copy_drawn_with_another_palette_is_merged_but_not_one_with_other_data_too() -> None:
+    """A chart drawn again with another palette fails the colour comparison; its colours mapped to the copy's
+    (one map for the whole image, moving most of its ink) it verifies, at the thumbnail and at the second look.
+    The same with one bar changed still fails, and a map that moves one colour only is no palette change."""
+    from zuhyo.construct.filter.alignment import colour_map, palette_changed
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
+
+    original = _bars(VALUES, PALETTE)
+    recoloured = _bars(VALUES, OTHER_PALETTE)
+    other_data = _bars([*VALUES[:2], VALUES[2] * 0.7, *VALUES[3:]], OTHER_PALETTE)
+    one_colour = _bars(VALUES, [*PALETTE[:7], "#9467bd"])  # the last bar alone in another colour
+    images = [original, recoloured, other_data, one_colour]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2]])
+    plain, _ = score_pairs(arrays.thumbs, arrays.prepared, pairs, max_solid=None)
+    assert plain[0] < DEFAULT_MIN_SCORE
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION  # the recoloured copy is merged
+    assert scores[1] == 0.0  # another palette and one bar changed: not merged
+    thumbs = arrays.thumbs
+    assert palette_changed(thumbs[0], colour_map(thumbs[0], thumbs[1]))
+    assert not palette_changed(thumbs[0], colour_map(thumbs[0], thumbs[3]))

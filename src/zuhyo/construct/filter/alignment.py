@@ -79,6 +79,8 @@ class Comparison:
     """Side (px) of the thumbnails' lumas ECC refines on (at 128 px it took 1.5x as long for the same copies)."""
     refine_iterations: int = 30
     """ECC's iterations at most."""
+    recolour_support: int = 8
+    """Pixels (inside one colour's areas) a colour of ``a`` needs for :func:`colour_map` to map it."""
 
 
 @dataclass(frozen=True)
@@ -262,11 +264,92 @@ def refine_affine(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, cmp: Compa
     return rescaled_affine(found, 1 / c)
 
 
+def warped(ta: np.ndarray, affine: np.ndarray) -> np.ndarray:
+    """``ta`` (side x side x channels uint8) resampled (bilinear) onto the other thumbnail's grid by ``affine``
+    (2x3, that grid's pixel centres to ``ta``'s)."""
+    import cv2
+    import numpy as np
+
+    side = ta.shape[0]
+    return np.asarray(cv2.warpAffine(np.ascontiguousarray(ta), np.asarray(affine, dtype=np.float64), (side, side),
+                                     flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                     borderMode=cv2.BORDER_REPLICATE))
+
+
+COLOUR_BINS = 8
+"""Levels per channel of the colours :func:`colour_map` maps (8 x 8 x 8 bins)."""
+
+
+def _colour_bins(rgb: np.ndarray) -> np.ndarray:
+    """(h, w) int64: the bin of each pixel of ``rgb`` (h x w x 3 or more channels, uint8)."""
+    import numpy as np
+
+    q = (rgb[..., :3] // (256 // COLOUR_BINS)).astype(np.int64)
+    return np.asarray((q[..., 0] * COLOUR_BINS + q[..., 1]) * COLOUR_BINS + q[..., 2])
+
+
+def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison()) -> np.ndarray:
+    """(COLOUR_BINS**3, 3) float32: per colour bin of ``window`` (``a`` aligned onto ``tb``'s grid, both
+    h x w x 3 or 4 uint8), the mean colour of ``tb`` where ``window`` shows that bin inside an area of it (its
+    3x3 neighbourhood in the bin too) - the palette or colour map ``tb`` was drawn with in place of ``a``'s; NaN
+    for a bin with fewer than :attr:`Comparison.recolour_support` such pixels (left as it is)."""
+    import cv2
+    import numpy as np
+
+    bins = _colour_bins(window)
+    kernel = np.ones((3, 3), np.uint8)
+    as_float = bins.astype(np.float32)
+    inside = cv2.erode(as_float, kernel) == cv2.dilate(as_float, kernel)
+    chosen = bins[inside]
+    size = COLOUR_BINS ** 3
+    count = np.bincount(chosen, minlength=size).astype(np.float64)
+    out = np.full((size, 3), np.nan, dtype=np.float32)
+    enough = count >= cmp.recolour_support
+    for c in range(3):
+        total = np.bincount(chosen, weights=tb[..., c][inside].astype(np.float64), minlength=size)
+        out[enough, c] = total[enough] / count[enough]
+    return out
+
+
+def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Comparison()) -> bool:
+    """Whether ``table`` (:func:`colour_map` of ``window``) moves the colours of most of ``window``'s ink (its
+    pixels off the most common bin) by more than :attr:`Comparison.residual_level`: a copy drawn with another
+    palette or colour map. A chart with one cell, region or wedge of other data moves one colour, not most of
+    the ink, so it is not compared as recoloured."""
+    import numpy as np
+
+    bins = _colour_bins(window)
+    count = np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)
+    ink = count.copy()
+    ink[int(np.argmax(count))] = 0
+    step = 256 // COLOUR_BINS
+    idx = np.arange(COLOUR_BINS ** 3)
+    centre = np.stack([idx // COLOUR_BINS ** 2, idx // COLOUR_BINS % COLOUR_BINS, idx % COLOUR_BINS], axis=1)
+    moved = np.abs(np.nan_to_num(table, nan=-1e9) - (centre * step + step / 2)).max(axis=1) > cmp.residual_level
+    moved &= ~np.isnan(table[:, 0])
+    return bool(ink.sum() > 0 and ink[moved].sum() >= 0.5 * ink.sum())
+
+
+def recoloured(px: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """``px`` (h x w x 3 or 4 uint8) with each pixel's colour replaced by ``table``'s for its bin
+    (:func:`colour_map`), where the table has one."""
+    import numpy as np
+
+    mapped = table[_colour_bins(px)]
+    keep = np.isnan(mapped[..., 0])
+    out = np.array(px, copy=True)
+    out[..., :3] = np.where(keep[..., None], px[..., :3], np.clip(np.rint(np.nan_to_num(mapped)), 0, 255))
+    return out
+
+
 def compare(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, ink_b: int, cmp: Comparison = Comparison(),
-            grey: bool = False) -> tuple[float, int]:
+            grey: bool = False, recolour: bool = False) -> tuple[float, int]:
     """(score, solid difference) of ``tb`` against ``ta`` warped onto its grid by ``affine`` (2x3, ``tb``'s pixel
     centres to ``ta``'s: :func:`window_affine` of a window, or refined; both side x side x 3 uint8),
-    ``ink_b`` being ``tb``'s :attr:`Prepared.ink`; with ``grey`` both are compared on their luma."""
+    ``ink_b`` being ``tb``'s :attr:`Prepared.ink`; with ``grey`` both are compared on their luma; with
+    ``recolour`` ``a``'s colours are first mapped to those ``b`` shows in their place (:func:`colour_map`: a copy
+    drawn with another palette or colour map; when the map does not move most of ``a``'s ink
+    (:func:`palette_changed`) the pair scores 0)."""
     import cv2
     import numpy as np
 
@@ -280,8 +363,12 @@ def compare(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, ink_b: int, cmp:
     else:
         a4 = cv2.cvtColor(np.ascontiguousarray(ta), cv2.COLOR_RGB2RGBA)
         b4 = cv2.cvtColor(np.ascontiguousarray(tb), cv2.COLOR_RGB2RGBA)
-    window = cv2.warpAffine(a4, np.asarray(affine, dtype=np.float64), (side, side),
-                            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    window = warped(a4, affine)
+    if recolour:
+        table = colour_map(window, b4, cmp)
+        if not palette_changed(window, table, cmp):
+            return 0.0, int(window.shape[0] * window.shape[1])
+        window = recoloured(window, table)
     lowest, highest = cv2.erode(window, kernel), cv2.dilate(window, kernel)
     outside = cv2.max(cv2.subtract(lowest, b4), cv2.subtract(b4, highest))[top:]  # saturating: 0 inside the range
     body = cv2.max(cv2.max(outside[:, :, 0], outside[:, :, 1]), outside[:, :, 2])
@@ -305,27 +392,36 @@ def directed_windows(prep: Prepared, ia: np.ndarray, ib: np.ndarray, cmp: Compar
 
 def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.ndarray,
                     cmp: Comparison = Comparison(), windows: np.ndarray | None = None,
-                    refine_below: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(score, solid difference, affine) of each ``thumbs[ib]`` aligned into the window of ``thumbs[ia]`` it shows
-    (``prep`` indexed like ``thumbs``; ``windows`` from :func:`directed_windows` when already found). With
-    ``refine_below`` (the verification bound) a pair scoring from :attr:`Comparison.refine_from` up to it is
-    aligned again (:func:`refine_affine`) and keeps the better of the two; ``affine`` (m, 2, 3) is the alignment
-    scored."""
+                    refine_below: float | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(score, solid difference, affine, recoloured) of each ``thumbs[ib]`` aligned into the window of
+    ``thumbs[ia]`` it shows (``prep`` indexed like ``thumbs``; ``windows`` from :func:`directed_windows` when
+    already found). With ``refine_below`` (the verification bound) a pair scoring from
+    :attr:`Comparison.refine_from` up to it is aligned again (:func:`refine_affine`), and a colour pair still under
+    it is compared again with ``a``'s colours mapped to ``b``'s (:func:`compare` with ``recolour``); each keeps the
+    better. ``affine`` (m, 2, 3) is the alignment scored, ``recoloured`` (m,) whether the colours were mapped."""
     import numpy as np
 
     if windows is None:
         windows = directed_windows(prep, ia, ib, cmp)
     affines = window_affine(windows, thumbs.shape[1])
     scores, solids = np.zeros(len(ia)), np.zeros(len(ia), dtype=np.int64)
+    mapped = np.zeros(len(ia), dtype=bool)
     for q, (a, b) in enumerate(zip(ia.tolist(), ib.tolist(), strict=True)):
         grey = bool(prep.grey[a] or prep.grey[b])
         scores[q], solids[q] = compare(thumbs[a], thumbs[b], affines[q], int(prep.ink[b]), cmp, grey=grey)
-        if refine_below is not None and cmp.refine_from <= scores[q] < refine_below:
+        if refine_below is None or scores[q] >= refine_below:
+            continue
+        if scores[q] >= cmp.refine_from:
             refined = refine_affine(thumbs[a], thumbs[b], affines[q], cmp)
             score, solid = compare(thumbs[a], thumbs[b], refined, int(prep.ink[b]), cmp, grey=grey)
             if score > scores[q]:
                 scores[q], solids[q], affines[q] = score, solid, refined
-    return scores, solids, affines
+        if not grey and scores[q] < refine_below:
+            score, solid = compare(thumbs[a], thumbs[b], affines[q], int(prep.ink[b]), cmp, recolour=True)
+            if score >= refine_below:
+                scores[q], solids[q], mapped[q] = score, solid, True
+    return scores, solids, affines, mapped
 
 
 def content_box(thumb: np.ndarray, level: int = 24, outliers: float = 0.01, ends: float = 0.04,

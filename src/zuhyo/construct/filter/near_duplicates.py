@@ -316,15 +316,15 @@ def score_pairs(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch
     (:func:`zuhyo.construct.filter.alignment.directed_scores`). Windows are searched ``batch`` pairs at a
     time."""
 
-    scores, solids, _, _ = _best_directions(thumbs, prepared, pairs, batch, max_solid, refine_below)
+    scores, solids, _, _, _ = _best_directions(thumbs, prepared, pairs, batch, max_solid, refine_below)
     return scores, solids
 
 
 def _best_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch: int = 256,
                      max_solid: int | None = MAX_SOLID, refine_below: float | None = None
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`score_pairs`, with per pair whether the better direction shows the second image in the first
-    (``True``) or the first in the second, and its alignment (m, 2, 3)."""
+    (``True``) or the first in the second, its alignment (m, 2, 3) and whether its colours were mapped."""
     import numpy as np
 
     from zuhyo.construct.filter.alignment import directed_scores
@@ -332,19 +332,21 @@ def _best_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, 
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     scores, solids = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=np.int64)
     forward, affines = np.ones(len(pairs), dtype=bool), np.zeros((len(pairs), 2, 3), dtype=np.float32)
+    mapped = np.zeros(len(pairs), dtype=bool)
     limit = np.iinfo(np.int64).max if max_solid is None else max_solid
     with _opencv_one_thread():
         for s in range(0, len(pairs), batch):
             a, b = pairs[s:s + batch, 0], pairs[s:s + batch, 1]
-            s1, d1, m1 = directed_scores(thumbs, prepared, a, b, refine_below=refine_below)
-            s2, d2, m2 = directed_scores(thumbs, prepared, b, a, refine_below=refine_below)
+            s1, d1, m1, c1 = directed_scores(thumbs, prepared, a, b, refine_below=refine_below)
+            s2, d2, m2, c2 = directed_scores(thumbs, prepared, b, a, refine_below=refine_below)
             e1, e2 = np.where(d1 <= limit, s1, 0.0), np.where(d2 <= limit, s2, 0.0)
             first = e1 >= e2
             scores[s:s + batch] = np.where(first, e1, e2)
             solids[s:s + batch] = np.where(first, d1, d2)
             forward[s:s + batch] = first
             affines[s:s + batch] = np.where(first[:, None, None], m1, m2)
-    return scores, solids, forward, affines
+            mapped[s:s + batch] = np.where(first, c1, c2)
+    return scores, solids, forward, affines, mapped
 
 
 def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, images: Sequence[bytes] | ImageSource,
@@ -377,13 +379,14 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
     out = np.zeros(len(pairs), dtype=np.int64)
     # The windows of a whole batch at once: one product with the window grid's matrix for the batch, where a pair
     # at a time spent most of its time reading that matrix.
-    _, _, forward, affines = _best_directions(thumbs, prepared, pairs, batch=max(1, len(pairs)), max_solid=None,
+    _, _, forward, affines, mapped = _best_directions(thumbs, prepared, pairs, batch=max(1, len(pairs)), max_solid=None,
                                               refine_below=refine_below)
     with _opencv_one_thread():
         for q, (a, b) in enumerate(pairs.tolist()):
             into, shown = (a, b) if forward[q] else (b, a)  # b shown in a, or a in b
             out[q] = largest_region(content(into), content(shown), affines[q], thumbs.shape[1], check,
-                                    grey=bool(prepared.grey[a] or prepared.grey[b]), limit=limit)
+                                    grey=bool(prepared.grey[a] or prepared.grey[b]), limit=limit,
+                                    recolour=bool(mapped[q]))
     return out
 
 

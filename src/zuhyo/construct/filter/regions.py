@@ -240,8 +240,25 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 
     return int(pixels[compact].max()) if compact.any() else 0
 
 
+def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``pa`` with its colours mapped to those ``pb`` shows in their place, both on the grid of ``size`` with
+    ``affine`` from ``pb``'s to ``pa``'s (:func:`zuhyo.construct.filter.alignment.colour_map`); ``pa`` as it
+    is when the map does not move most of its ink."""
+    import cv2
+
+    from zuhyo.construct.filter.alignment import colour_map, palette_changed, recoloured
+
+    ra = cv2.resize(pa, size, interpolation=cv2.INTER_AREA)
+    rb = cv2.resize(pb, size, interpolation=cv2.INTER_AREA)
+    window = cv2.warpAffine(ra, affine, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                            borderMode=cv2.BORDER_REPLICATE)
+    table = colour_map(window, rb)
+    return recoloured(pa, table) if palette_changed(window, table) else pa
+
+
 def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thumb: int,
-                   check: RegionCheck = RegionCheck(), grey: bool = False, limit: int | None = None) -> int:
+                   check: RegionCheck = RegionCheck(), grey: bool = False, limit: int | None = None,
+                   recolour: bool = False) -> int:
     """Pixels of the largest region in which ``pb`` (:func:`content_pixels`) differs from the part of ``pa``
     that the thumbnail verification found it shows (``thumb_affine``, 2x3 from ``pb``'s ``thumb`` px thumbnail to
     ``pa``'s: :func:`zuhyo.construct.filter.alignment.directed_scores`); see the module doc.
@@ -251,10 +268,17 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     With ``limit`` (the most a copy may show) the refinement by ECC, most of the cost, is skipped when it cannot
     change the verdict: when the thumbnail's alignment alone leaves no region over ``limit`` (that region is
     returned), or when even the tolerant comparison (:attr:`RegionCheck.slack`) leaves one over it (that lower
-    bound is returned)."""
+    bound is returned).
+
+    With ``recolour`` (the thumbnails matched only so: a copy drawn with another palette or colour map) ``pa``'s
+    colours are first mapped to those ``pb`` shows in their place, the map fitted on both on one grid
+    (:func:`zuhyo.construct.filter.alignment.colour_map`)."""
     g = _grids(pa, pb, check, grey)
     height, width = g.gb.shape
     affine = _grid_affine(thumb_affine, width, height, thumb)
+    if recolour and not grey:
+        pa = _recoloured_like(pa, pb, affine, (width, height))
+        g = _grids(pa, pb, check, grey)
     if limit is not None:
         first = _region(g, affine, check)
         if first <= limit:
