@@ -58,7 +58,7 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
         from zuhyo.construct.filter.duplicate_groups import resolve_groups
 
         resolved = resolve_groups(len(datas), pairs, rank,
-                                  lambda todo: nd.verify_scores(arrays, todo, score, images)[:2], score)
+                                  lambda todo: nd.verify_scores(arrays, todo, score, images), score)
         groups = [[links[0].kept] + [link.dropped for link in links] for links in resolved]
     t4 = time.perf_counter()
     return groups, {"hash_s": round(t1 - t0, 2), "candidates_s": round(t2 - t1, 2), "verify_s": round(t3 - t2, 2),

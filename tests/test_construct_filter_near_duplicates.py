@@ -200,21 +200,21 @@ def test_a_cluster_keeps_its_best_member_and_drops_only_what_verifies_against_it
     rank = [0, 1, 2, 4, 3]  # 4 is better than 3
     asked: list[list[int]] = []
 
-    def unlike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def unlike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         asked.extend(todo.tolist())
-        return np.full(len(todo), 0.43), np.zeros(len(todo), dtype=np.int64)
+        return np.full(len(todo), 0.43), np.zeros(len(todo), dtype=np.int64), np.full(len(todo), -1)
 
     groups = resolve_groups(5, pairs, rank, unlike, 0.86)
     assert asked == [[0, 2]]
     assert [[(g.dropped, g.kept, g.verified) for g in links] for links in groups] == [
         [(1, 0, "candidate")], [(3, 4, "candidate")]]  # 2 is not chained in through 1
 
-    def alike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return np.full(len(todo), 0.97), np.zeros(len(todo), dtype=np.int64)
+    def alike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return np.full(len(todo), 0.97), np.zeros(len(todo), dtype=np.int64), np.full(len(todo), 12)
 
     groups = resolve_groups(5, pairs, rank, alike, 0.86)
-    assert [(g.dropped, g.kept, g.verified, g.score) for g in groups[0]] == [
-        (1, 0, "candidate", 0.99), (2, 0, "against kept", 0.97)]
+    assert [(g.dropped, g.kept, g.verified, g.score, g.region) for g in groups[0]] == [
+        (1, 0, "candidate", 0.99, None), (2, 0, "against kept", 0.97, 12)]  # the region of the second look too
 
 
 def test_thumbnails_appended_one_at_a_time_are_mapped_from_their_file(tmp_path) -> None:

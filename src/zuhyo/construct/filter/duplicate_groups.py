@@ -21,10 +21,11 @@ from zuhyo.construct.filter.near_duplicates import PairEvidence, clusters
 if TYPE_CHECKING:
     import numpy as np
 
-ScorePairs = Callable[["np.ndarray"], tuple["np.ndarray", "np.ndarray"]]
-"""Scores ``(m, 2)`` index pairs now: (scores, solid differences), as
-:func:`zuhyo.construct.filter.near_duplicates.score_pairs` or ``verify_scores`` give them - a pair that fails a
-test the score does not measure (a solid difference, a difference region) scores 0."""
+ScorePairs = Callable[["np.ndarray"], tuple["np.ndarray", "np.ndarray", "np.ndarray"]]
+"""Scores ``(m, 2)`` index pairs now: (scores, solid differences, difference regions), as
+:func:`zuhyo.construct.filter.near_duplicates.verify_scores` gives them - a pair that fails a test the score does
+not measure (a solid difference, a difference region) scores 0; a region of -1: the pair was not looked at again
+at full resolution."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,8 @@ class DuplicateLink:
     """``candidate`` (the pair was a candidate and verified as such) or ``against kept`` (scored when the cluster
     was resolved, because the pair that joined the image was with another member)."""
     region: int | None = None
-    """Pixels of the pair's largest difference region at full resolution, when a candidate pair was looked at
-    again (:class:`zuhyo.construct.filter.near_duplicates.PairEvidence`)."""
+    """Pixels of the pair's largest difference region at full resolution, when the pair was looked at again
+    (:class:`zuhyo.construct.filter.near_duplicates.PairEvidence`; for ``against kept``, when it was scored)."""
 
 
 def resolve_groups(n: int, pairs: Sequence[PairEvidence], rank: Sequence[int], score_now: ScorePairs,
@@ -61,10 +62,11 @@ def resolve_groups(n: int, pairs: Sequence[PairEvidence], rank: Sequence[int], s
         while len(remaining) > 1:
             kept, others = remaining[0], remaining[1:]
             missing = [m for m in others if (min(kept, m), max(kept, m)) not in by_pair]
-            fresh: dict[int, tuple[float, int]] = {}
+            fresh: dict[int, tuple[float, int, int]] = {}
             if missing:
-                scores, solids = score_now(np.array([[kept, m] for m in missing], dtype=np.int64))
-                fresh = {m: (float(s), int(d)) for m, s, d in zip(missing, scores, solids, strict=True)}
+                scores, solids, regions = score_now(np.array([[kept, m] for m in missing], dtype=np.int64))
+                fresh = {m: (float(s), int(d), int(r))
+                         for m, s, d, r in zip(missing, scores, solids, regions, strict=True)}
             links: list[DuplicateLink] = []
             left: list[int] = []
             for m in others:
@@ -72,7 +74,9 @@ def resolve_groups(n: int, pairs: Sequence[PairEvidence], rank: Sequence[int], s
                 if p is not None:
                     links.append(DuplicateLink(m, kept, p.score, p.solid, "candidate", p.region))
                 elif fresh[m][0] >= min_score:
-                    links.append(DuplicateLink(m, kept, round(fresh[m][0], 4), fresh[m][1], "against kept"))
+                    score, solid, region = fresh[m]
+                    links.append(DuplicateLink(m, kept, round(score, 4), solid, "against kept",
+                                               region if region >= 0 else None))
                 else:
                     left.append(m)
             if links:

@@ -44,7 +44,6 @@ from zuhyo.construct.filter.near_duplicates import (
     ImageFeatures,
     candidate_pairs,
     descriptor_distance,
-    score_pairs,
     verified_pairs,
     verify_scores,
 )
@@ -159,13 +158,8 @@ def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, mi
     best_rank = {i: k for k, i in enumerate(members)}  # images by their best figure, best first
     rank = [best_rank[i] for i in range(len(shas))]
 
-    def score_now(todo: Any) -> Any:
-        if images is None:
-            return score_pairs(arrays.thumbs, arrays.prepared, todo)
-        scores, solids, _ = verify_scores(arrays, todo, min_score, images)
-        return scores, solids
-
-    groups = resolve_groups(len(shas), pairs, rank, score_now, min_score)
+    groups = resolve_groups(len(shas), pairs, rank, lambda todo: verify_scores(arrays, todo, min_score, images),
+                            min_score)
     drops: dict[int, tuple[str, dict[str, Any]]] = {}
 
     def drop(f: FigureRow, best: FigureRow, evidence: dict[str, Any]) -> None:
