@@ -395,3 +395,29 @@ def test_a_copy_drawn_with_another_palette_is_merged_but_not_one_with_other_data
     thumbs = arrays.thumbs
     assert palette_changed(thumbs[0], colour_map(thumbs[0], thumbs[1]))
     assert not palette_changed(thumbs[0], colour_map(thumbs[0], thumbs[3]))
+
+
+def test_a_chart_drawn_again_at_another_figure_size_is_merged_but_not_one_with_a_bar_changed_too() -> None:
+    """Drawn again 15 % larger (the same DPI), a chart's text keeps its size in pixels while its axes scale: no one
+    alignment lines up both, and the labels' regions exceed the limit. Each is looked at again as text of one size
+    in both images, moved by what the scale moves a label (regions._moved_text): the copy is merged. The same
+    chart drawn at that size with one bar 25 % lower is not - a bar of another height is not moved text - and
+    two images of one size never get that look (their text is of one size; their alignment's scale is the
+    data's)."""
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, region_scores
+
+    original = _bars(VALUES, PALETTE)
+    larger = _bars(VALUES, PALETTE, size=(9.2, 5.75))
+    larger_other = _bars([*VALUES[:5], VALUES[5] * 0.75, *VALUES[6:]], PALETTE, size=(9.2, 5.75))
+    images = [original, larger, larger_other]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2]])
+    scores, _ = score_pairs(arrays.thumbs, arrays.prepared, pairs, max_solid=None, refine_below=DEFAULT_MIN_SCORE)
+    assert (scores >= DEFAULT_MIN_SCORE).all()  # both pass the thumbnails: the second look decides
+    from zuhyo.construct.filter.regions import RegionCheck
+
+    without = region_scores(arrays.thumbs, arrays.prepared, pairs, images,
+                            check=RegionCheck(glyph_change=10.0), limit=None)  # no image pair qualifies
+    regions = region_scores(arrays.thumbs, arrays.prepared, pairs, images, limit=None)
+    assert without[0] > MAX_REGION >= regions[0]  # the labels, explained as text of one size
+    assert regions[1] > MAX_REGION  # one bar changed as well: not merged

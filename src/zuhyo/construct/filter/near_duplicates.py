@@ -361,17 +361,18 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
 
     import numpy as np
 
-    from zuhyo.construct.filter.regions import RegionCheck, content_pixels, largest_region
+    from zuhyo.construct.filter.regions import Content, RegionCheck, largest_region
+    from zuhyo.construct.filter.regions import content as content_of
 
     check = RegionCheck() if check is None else check
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    seen: OrderedDict[int, np.ndarray] = OrderedDict()
+    seen: OrderedDict[int, Content] = OrderedDict()
 
-    def content(i: int) -> np.ndarray:
+    def content(i: int) -> Content:
         if i in seen:
             seen.move_to_end(i)
             return seen[i]
-        seen[i] = content_pixels(images[i] if isinstance(images, Sequence) else images(i), check)
+        seen[i] = content_of(images[i] if isinstance(images, Sequence) else images(i), check)
         if len(seen) > cache:
             seen.popitem(last=False)
         return seen[i]
@@ -384,9 +385,10 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
     with _opencv_one_thread():
         for q, (a, b) in enumerate(pairs.tolist()):
             into, shown = (a, b) if forward[q] else (b, a)  # b shown in a, or a in b
-            out[q] = largest_region(content(into), content(shown), affines[q], thumbs.shape[1], check,
+            ca, cb = content(into), content(shown)
+            out[q] = largest_region(ca.pixels, cb.pixels, affines[q], thumbs.shape[1], check,
                                     grey=bool(prepared.grey[a] or prepared.grey[b]), limit=limit,
-                                    recolour=bool(mapped[q]))
+                                    recolour=bool(mapped[q]), native=(ca.native, cb.native))
     return out
 
 

@@ -68,48 +68,82 @@ class RegionCheck:
     slack: float = 0.025
     """Farthest (fraction of the long side) the refinement may move a pixel from where the thumbnail's window
     puts it, for :func:`largest_region`'s tolerant comparison."""
+    glyph_change: float = 0.04
+    """A pair of images whose content boxes differ in size, in the images' own pixels, by this much (or more)
+    and imply text of a size this much (or more) different from what the alignment gives
+    (:func:`largest_region`'s ``native``) has each region over the limit looked at again as text of one size in
+    both (:func:`_moved_text`)."""
+    text_piece: int = 48
+    """Side (px) of the pieces a region is looked at in as moved text (:func:`_moved_text`)."""
+    glyph_most: float = 1.3
+    """The largest scale (or its inverse) of one image's text against the other's looked at so: a figure drawn
+    again at most 30 % larger or smaller."""
+    glyph_reach: float = 0.12
+    """How far from what it is anchored to (fraction of the long side) a label may be: with text of one size,
+    it lies that far times the scale difference from where the alignment puts it."""
+    local_above: int = 40
+    """Without a limit, the region above which a region may be explained as moved text (the filter's
+    ``MAX_REGION``)."""
     decisive: float = 4.0
     """The tolerant comparison fails a pair without ECC only when its region exceeds the limit this many times:
     a copy whose trimmed content box is off by more than the slack (JPEG noise in a margin) stays just over it
     (42-83 px on the 5k scale corpus against a limit of 40), a chart with other data is far over."""
 
 
-def _rgb(data: bytes, max_side: int) -> np.ndarray:
-    """(h, w, 3) uint8: the image composited on white (a JPEG decoded at a reduced scale near ``max_side``)."""
+def _rgb(data: bytes, max_side: int) -> tuple[np.ndarray, tuple[int, int]]:
+    """(h, w, 3) uint8: the image composited on white (a JPEG decoded at a reduced scale near ``max_side``), and
+    the image's own (width, height)."""
     import numpy as np
 
-    im, _ = decode_untrusted_fast(data, DEFAULT_MAX_PIXELS, not_image="not a readable image",
-                                  draft_side=max_side)
+    im, size = decode_untrusted_fast(data, DEFAULT_MAX_PIXELS, not_image="not a readable image",
+                                     draft_side=max_side)
     if isinstance(im, PngPixels):
         rgba = im.rgba
         if im.opaque:
-            return np.ascontiguousarray(rgba[:, :, :3])
+            return np.ascontiguousarray(rgba[:, :, :3]), size
     elif im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
         rgba = np.asarray(im.convert("RGBA"))
     else:
-        return np.asarray(im if im.mode == "RGB" else im.convert("RGB"))
+        return np.asarray(im if im.mode == "RGB" else im.convert("RGB")), size
     alpha = rgba[:, :, 3:4].astype(np.uint16)
-    return np.minimum(rgba[:, :, :3] * alpha // 255 + (255 - alpha), 255).astype(np.uint8)
+    return np.minimum(rgba[:, :, :3] * alpha // 255 + (255 - alpha), 255).astype(np.uint8), size
+
+
+@dataclass(frozen=True)
+class Content:
+    """An image's content box as the second look compares it (:func:`content`)."""
+
+    pixels: np.ndarray
+    """(h, w, 3) uint8 RGB, its long side at most :attr:`RegionCheck.max_side`."""
+    native: tuple[float, float]
+    """(width, height) of the box in the image's own pixels."""
 
 
 def content_pixels(data: bytes, check: RegionCheck = RegionCheck()) -> np.ndarray:
     """(h, w, 3) uint8 RGB: the image's content box (the box the thumbnail shows), its long side at most
     ``check.max_side``."""
+    return content(data, check).pixels
+
+
+def content(data: bytes, check: RegionCheck = RegionCheck()) -> Content:
+    """The image's content box (the box the thumbnail shows): its pixels, its long side at most
+    ``check.max_side``, and its size in the image's own pixels."""
     import cv2
     import numpy as np
 
-    px = _rgb(data, check.max_side)
+    px, (full_w, full_h) = _rgb(data, check.max_side)
     h, w = px.shape[:2]
     top, bottom, left, right = content_box(cv2.resize(px, (THUMB, THUMB), interpolation=cv2.INTER_AREA))
     sy, sx = h / THUMB, w / THUMB
     box = px[round(top * sy):max(round(bottom * sy), round(top * sy) + 1),
              round(left * sx):max(round(right * sx), round(left * sx) + 1)]
     box = np.ascontiguousarray(box)
+    native = (box.shape[1] * full_w / w, box.shape[0] * full_h / h)  # a JPEG may be decoded at a reduced scale
     scale = check.max_side / max(box.shape[:2])
     if scale < 1:
         box = cv2.resize(box, (max(1, round(box.shape[1] * scale)), max(1, round(box.shape[0] * scale))),
                          interpolation=cv2.INTER_AREA)
-    return np.asarray(box)
+    return Content(np.asarray(box), native)
 
 
 def _grid_affine(affine: np.ndarray, width: int, height: int, thumb: int) -> np.ndarray:
@@ -192,11 +226,14 @@ def _refined(g: _Grids, affine: np.ndarray, side: int) -> np.ndarray:
         return affine
 
 
-def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 0) -> int:
+def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 0,
+            text: tuple[float, float] | None = None, limit: int = 0) -> int:
     """The largest compact region in which ``b`` differs from ``a`` warped by ``affine`` (see the module doc).
     With ``tolerance`` a pixel of ``b`` differs only by as much as it lies outside the range of the warped
     pixels within ``tolerance`` px: a lower bound of the region under every alignment within that many px of
-    ``affine`` (the opening, closing and components only grow with the differing pixels)."""
+    ``affine`` (the opening, closing and components only grow with the differing pixels). With ``text`` (the
+    scale of ``a``'s text against ``b``'s under ``affine``, across and down) a region over ``limit`` that
+    :func:`_moved_text` explains as the same text is not counted."""
     import cv2
     import numpy as np
 
@@ -237,7 +274,71 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 
     # strokes of a changed number, thin too, make a box several pixels across in both directions.
     across = np.minimum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
     compact = across > check.seam_width
-    return int(pixels[compact].max()) if compact.any() else 0
+    if not compact.any():
+        return 0
+    if text is None:
+        return int(pixels[compact].max())
+    largest = 0
+    for k in np.argsort(-pixels):
+        if not compact[k]:
+            continue
+        if pixels[k] <= limit:
+            return max(largest, int(pixels[k]))
+        x, y, w, h = (int(v) for v in stats[k + 1, :4])
+        # A long region (the labels along an axis: their places scale with the axes, their glyphs do not) is
+        # looked at piece by piece, each about its own centre.
+        piece = check.text_piece
+        pieces = [(px, py, min(piece, x + w - px), min(piece, y + h - py))
+                  for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
+        if not all(_moved_text(g, affine, part, text, check, limit) for part in pieces):
+            return int(pixels[k])
+    return largest
+
+
+def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], text: tuple[float, float],
+                check: RegionCheck, limit: int) -> bool:
+    """Whether the part of ``b`` in ``box`` (x, y, w, h on the grid) is ``a``'s, drawn with its text at another
+    scale: ``a`` scaled by ``text`` about the box's centre (a re-render at another figure size keeps the text's
+    size in points while the axes scale) and shifted by at most what that scale moves a label anchored within
+    :attr:`RegionCheck.glyph_reach` of it, the best shift found by template matching, leaves no more than
+    ``limit`` pixels differing (after the seam opening) in the box. A changed number is other glyphs at any
+    scale and shift; a bar of another height is not text of another size."""
+    import math
+
+    import cv2
+    import numpy as np
+
+    height, width = g.gb.shape
+    x, y, w, h = box
+    reach = max(abs(text[0] - 1), abs(text[1] - 1)) * check.glyph_reach * max(width, height)
+    t, pad = int(math.ceil(reach)) + 1, 3
+    tx0, ty0 = max(0, x - pad), max(0, y - pad)
+    tx1, ty1 = min(width, x + w + pad), min(height, y + h + pad)
+    sx0, sy0 = tx0 - t, ty0 - t
+    size = (tx1 - tx0 + 2 * t, ty1 - ty0 + 2 * t)
+    cx, cy = x + w / 2, y + h / 2
+    # u (the search window's pixel) -> b's grid (shifted by the window's corner) -> scaled about the box's
+    # centre by the text's scale -> a's grid by the alignment
+    shift = np.array([[1.0, 0.0, sx0], [0.0, 1.0, sy0], [0.0, 0.0, 1.0]])
+    scale = np.array([[text[0], 0.0, cx - text[0] * cx], [0.0, text[1], cy - text[1] * cy], [0.0, 0.0, 1.0]])
+    local = (np.vstack([affine, [0.0, 0.0, 1.0]]) @ scale @ shift)[:2]
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+
+    def window(a: np.ndarray) -> np.ndarray:
+        return np.asarray(cv2.warpAffine(a, local, size, flags=flags, borderMode=cv2.BORDER_REPLICATE))
+
+    search, template = window(g.ba), g.bb[ty0:ty1, tx0:tx1]
+    found = cv2.matchTemplate(search, np.ascontiguousarray(template), cv2.TM_SQDIFF)
+    _, _, (dx, dy), _ = cv2.minMaxLoc(found)
+    th, tw = template.shape
+    diff = cv2.absdiff(search[dy:dy + th, dx:dx + tw], template)
+    if g.ca is not None and g.cb is not None:
+        colour = cv2.absdiff(window(g.ca)[dy:dy + th, dx:dx + tw], g.cb[ty0:ty1, tx0:tx1])
+        diff = cv2.max(diff, colour.max(axis=2))
+    differs = np.asarray(cv2.morphologyEx((diff > check.level).astype(np.uint8), cv2.MORPH_OPEN,
+                                          np.ones((check.seam, check.seam), np.uint8)))
+    inner = differs[y - ty0:y - ty0 + h, x - tx0:x - tx0 + w]
+    return int(cv2.countNonZero(inner)) <= limit
 
 
 def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -258,7 +359,8 @@ def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: t
 
 def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thumb: int,
                    check: RegionCheck = RegionCheck(), grey: bool = False, limit: int | None = None,
-                   recolour: bool = False) -> int:
+                   recolour: bool = False, native: tuple[tuple[float, float], tuple[float, float]] | None = None
+                   ) -> int:
     """Pixels of the largest region in which ``pb`` (:func:`content_pixels`) differs from the part of ``pa``
     that the thumbnail verification found it shows (``thumb_affine``, 2x3 from ``pb``'s ``thumb`` px thumbnail to
     ``pa``'s: :func:`zuhyo.construct.filter.alignment.directed_scores`); see the module doc.
@@ -272,19 +374,56 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
 
     With ``recolour`` (the thumbnails matched only so: a copy drawn with another palette or colour map) ``pa``'s
     colours are first mapped to those ``pb`` shows in their place, the map fitted on both on one grid
-    (:func:`zuhyo.construct.filter.alignment.colour_map`)."""
+    (:func:`zuhyo.construct.filter.alignment.colour_map`).
+
+    With ``native`` (both content boxes' (width, height) in their images' own pixels, :attr:`Content.native`) a
+    pair whose text would be of one size in points, were it drawn at one resolution, has each region over the
+    limit looked at again as that text moved (:func:`_moved_text`): a chart re-rendered at another figure size.
+    The scale of ``a``'s text against ``b``'s is then ``b``'s native width over ``a``'s times what the alignment
+    scales ``b`` by (each image's own pixels to the grid, and the grid to ``a``'s)."""
     g = _grids(pa, pb, check, grey)
     height, width = g.gb.shape
     affine = _grid_affine(thumb_affine, width, height, thumb)
     if recolour and not grey:
         pa = _recoloured_like(pa, pb, affine, (width, height))
         g = _grids(pa, pb, check, grey)
+    def text_scale(alignment: np.ndarray) -> tuple[float, float] | None:
+        """The scale of ``a``'s text against ``b``'s, for a pair of images of other sizes (two of one size
+        drawn with one template have text of one size: their alignment's scale is the data's) whose text would
+        be of another scale, within what a re-render explains."""
+        if native is None:
+            return None
+        (wa, ha), (wb, hb) = native
+        if max(abs(wb / wa - 1), abs(hb / ha - 1)) < check.glyph_change:
+            return None
+        scale = _text_scale(alignment, native)
+        change = max(abs(scale[0] - 1), abs(scale[1] - 1))
+        inside = all(1 / check.glyph_most <= v <= check.glyph_most for v in scale)
+        return scale if change >= check.glyph_change and inside else None
+
     if limit is not None:
         first = _region(g, affine, check)
         if first <= limit:
             return first
         slack = max(1, round(check.slack * max(width, height)))
         bound = _region(g, affine, check, tolerance=slack)
-        if bound > check.decisive * limit:
+        # (text of another scale is other pixels to the tolerant comparison too: not decisive for such a pair)
+        if bound > check.decisive * limit and text_scale(affine) is None:
             return bound
-    return _region(g, _refined(g, affine, check.align_side), check)
+    refined = _refined(g, affine, check.align_side)
+    return _region(g, refined, check, text=text_scale(refined),
+                   limit=check.local_above if limit is None else limit)
+
+
+def _text_scale(affine: np.ndarray, native: tuple[tuple[float, float], tuple[float, float]]) -> tuple[float, float]:
+    """(across, down): how much larger ``a``'s text shows than ``b``'s under ``affine`` (``b``'s grid to
+    ``a``'s, both one size) were both drawn with text of one size in their own pixels: a's grid pixel is
+    ``native_a / grid`` of a's pixels, b's ``native_b / grid``; ``affine`` shrinks a's content by its scale."""
+    import math
+
+    (wa, ha), (wb, hb) = native
+    kx = math.hypot(float(affine[0, 0]), float(affine[1, 0]))
+    ky = math.hypot(float(affine[0, 1]), float(affine[1, 1]))
+    # a glyph g px wide in either image: g / wa of a's width, g / wb of b's; on the grid b's is g * W / wb,
+    # a's warped g * W / (wa * kx)
+    return wb / (wa * kx), hb / (ha * ky)
