@@ -401,17 +401,19 @@ def test_a_chart_drawn_again_at_another_figure_size_is_merged_but_not_one_with_a
     """Drawn again 15 % larger (the same DPI), a chart's text keeps its size in pixels while its axes scale: no one
     alignment lines up both, and the labels' regions exceed the limit. Each is looked at again as text of one size
     in both images, moved by what the scale moves a label (regions._moved_text): the copy is merged. The same
-    chart drawn at that size with one bar 25 % lower is not - a bar of another height is not moved text - and
-    two images of one size never get that look (their text is of one size; their alignment's scale is the
+    chart drawn at that size with one bar 25 % lower is not, nor is the larger copy against the chart with that
+    bar lower - a bar of another height is a solid patch, not moved text - and two images of one size never get
+    that look (their text is of one size; their alignment's scale is the
     data's)."""
     from zuhyo.construct.filter.near_duplicates import MAX_REGION, region_scores
 
     original = _bars(VALUES, PALETTE)
     larger = _bars(VALUES, PALETTE, size=(9.2, 5.75))
-    larger_other = _bars([*VALUES[:5], VALUES[5] * 0.75, *VALUES[6:]], PALETTE, size=(9.2, 5.75))
-    images = [original, larger, larger_other]
+    other = [*VALUES[:5], VALUES[5] * 0.75, *VALUES[6:]]
+    larger_other = _bars(other, PALETTE, size=(9.2, 5.75))
+    images = [original, larger, larger_other, _bars(other, PALETTE)]
     arrays = _arrays(images)
-    pairs = np.array([[0, 1], [0, 2]])
+    pairs = np.array([[0, 1], [0, 2], [1, 3]])
     scores, _ = score_pairs(arrays.thumbs, arrays.prepared, pairs, max_solid=None, refine_below=DEFAULT_MIN_SCORE)
     assert (scores >= DEFAULT_MIN_SCORE).all()  # both pass the thumbnails: the second look decides
     from zuhyo.construct.filter.regions import RegionCheck
@@ -421,3 +423,21 @@ def test_a_chart_drawn_again_at_another_figure_size_is_merged_but_not_one_with_a
     regions = region_scores(arrays.thumbs, arrays.prepared, pairs, images, limit=None)
     assert without[0] > MAX_REGION >= regions[0]  # the labels, explained as text of one size
     assert regions[1] > MAX_REGION  # one bar changed as well: not merged
+    assert regions[2] > MAX_REGION  # the copy drawn larger against the chart with one bar changed: not merged
+
+
+def test_a_bar_of_another_height_is_never_explained_as_text_of_another_scale() -> None:
+    """Between two images of other sizes (text of another scale under the alignment) a bar 10 px taller is a
+    strip a shift of 10 px lines up - within what the text scale lets a label move. It is a solid patch, not
+    strokes, so it still counts; with the fill test off it would be explained away."""
+    from zuhyo.construct.filter.regions import RegionCheck, largest_region
+
+    pa = np.full((400, 600, 3), 255, np.uint8)
+    for x0 in (100, 250, 400):
+        pa[150:350, x0:x0 + 60] = 90
+    pb = pa.copy()
+    pb[140:150, 250:310] = 90  # the middle bar 10 px taller
+    same = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float32)
+    native = ((600.0, 400.0), (690.0, 460.0))  # b's figure 15 % larger: its text 1/1.15 of a's on one grid
+    assert largest_region(pa, pb, same, 128, native=native) == largest_region(pa, pb, same, 128) > 500
+    assert largest_region(pa, pb, same, 128, RegionCheck(text_fill=1.1), native=native) == 0
