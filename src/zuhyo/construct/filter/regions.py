@@ -77,9 +77,6 @@ class RegionCheck:
     """A region whose differing pixels fill more than this share of its box is a solid patch - a bar or wedge of
     other data - never text (the strokes of labels at another scale fill 0.2-0.63 of theirs on the tuning
     split; a bar 25 % lower, 0.92)."""
-    text_regions: int = 3
-    """Regions over the limit a pair needs before they are looked at as text of another scale: a re-render moves
-    every label (3-19 such regions on the tuning split), a change of data makes one or two."""
     text_piece: int = 48
     """Side (px) of the pieces a region is looked at in as moved text (:func:`_moved_text`)."""
     glyph_most: float = 1.3
@@ -283,9 +280,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 
     compact = across > check.seam_width
     if not compact.any():
         return 0
-    # Text of another scale moves every label: many regions over the limit. One or two are a change of data
-    # (one bar, one series), however they look.
-    if text is None or int(np.count_nonzero(compact & (pixels > limit))) < check.text_regions:
+    if text is None:
         return int(pixels[compact].max())
     largest = 0
     for k in np.argsort(-pixels):
