@@ -270,13 +270,7 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
     from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
 
     def chart(values: list[float]) -> bytes:
-        fig = plt.figure(figsize=(8, 5), dpi=100)
-        fig.add_subplot(111).bar([f"B{k}" for k in range(len(values))], values)
-        fig.suptitle("Exports (2021)")
-        out = io.BytesIO()
-        fig.savefig(out, format="png")
-        plt.close(fig)
-        return out.getvalue()
+        return _bars(values, None)
 
     def table(cells: list[list[int]]) -> bytes:
         fig = plt.figure(figsize=(9, 5), dpi=100)
@@ -284,10 +278,7 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
         ax.axis("off")
         ax.table(cellText=[[f"{v:,}" for v in row] for row in cells], loc="center")
         fig.suptitle("Budget")
-        out = io.BytesIO()
-        fig.savefig(out, format="png")
-        plt.close(fig)
-        return out.getvalue()
+        return _png(fig)
 
     values = [34.0, 81.0, 55.0, 62.0, 18.0, 90.0, 47.0, 70.0]
     original = chart(values)
@@ -314,9 +305,20 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
     assert np.array_equal(again[2], regions) and np.allclose(again[0], scores)
 
 
-def _bars(values: list[float], colours: list[str], size: tuple[float, float] = (8, 5)) -> bytes:
+def _png(fig: object) -> bytes:
+    """A matplotlib figure's PNG bytes (the figure closed)."""
     import io
 
+    import matplotlib.pyplot as plt
+
+    out = io.BytesIO()
+    fig.savefig(out, format="png")  # type: ignore[attr-defined]
+    plt.close(fig)  # type: ignore[arg-type]
+    return out.getvalue()
+
+
+def _bars(values: list[float], colours: list[str] | None, size: tuple[float, float] = (8, 5)) -> bytes:
+    """A bar chart of ``values`` (matplotlib's default colour with ``None``), ``size`` inches at 100 DPI."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -325,10 +327,7 @@ def _bars(values: list[float], colours: list[str], size: tuple[float, float] = (
     fig = plt.figure(figsize=size, dpi=100)
     fig.add_subplot(111).bar([f"B{k}" for k in range(len(values))], values, color=colours)
     fig.suptitle("Exports (2021)")
-    out = io.BytesIO()
-    fig.savefig(out, format="png")
-    plt.close(fig)
-    return out.getvalue()
+    return _png(fig)
 
 
 VALUES = [34.0, 81.0, 55.0, 62.0, 18.0, 90.0, 47.0, 70.0]
