@@ -4,8 +4,9 @@ and (with ``--ray``) the same run on a local Ray cluster giving identical decisi
 Issue 22 "Scale". For each size N the first N items of a `bench/scale_corpus.py` corpus are hard-linked into a
 folder, collected into a fresh workspace (`zuhyo collect folder`, timed too) and filtered with
 `zuhyo filter run WS --classifier none --json` as a user runs it, in its own process. A sampler (psutil, every
-0.1 s) records the driver's resident memory and the sum over the driver and all its descendants (the local
-worker processes). The copies' recall and the links' precision are read back from
+0.1 s) records the driver's resident memory, its anonymous part (the RSS also counts the pages it has read of
+the thumbnails' memory-mapped file, which the kernel may drop), and the sum over the driver and all its
+descendants (the local worker processes). The copies' recall and the links' precision are read back from
 `zuhyo figures WS --stage filter --decision drop --json` (each drop's ``duplicate_of``) against the manifest.
 
     python bench/scale_corpus.py /tmp/zuhyo_scale --n 100000
@@ -32,14 +33,30 @@ from pathlib import Path
 from typing import Any
 
 
+def _anonymous_mib(pid: int) -> float:
+    """The process's resident anonymous memory (``RssAnon``, Linux), MiB; 0 where it cannot be read. Its RSS also
+    counts the pages of mapped files it has read - the thumbnails' memory-mapped ``.npy`` (48 KB an image), which
+    the kernel can drop at any time - so the driver's own memory is this."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def run_measured(args: list[str]) -> dict[str, Any]:
-    """Run ``args``; wall seconds, exit status, stdout, and the peak RSS (MiB) of the process and of its tree."""
+    """Run ``args``; wall seconds, exit status, stdout, and the peak RSS (MiB) of the process and of its tree, and
+    the peak anonymous memory of the process (:func:`_anonymous_mib`)."""
     import psutil
 
     began = time.perf_counter()
     proc = psutil.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak_driver = peak_tree = 0.0
+    peak_driver = peak_tree = peak_anon = 0.0
     while proc.poll() is None:
+        peak_anon = max(peak_anon, _anonymous_mib(proc.pid))
         try:
             driver = proc.memory_info().rss
             tree = driver
@@ -56,7 +73,7 @@ def run_measured(args: list[str]) -> dict[str, Any]:
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}):\n{err[-3000:]}")
     return {"seconds": round(time.perf_counter() - began, 1), "peak_driver_mib": round(peak_driver),
-            "peak_tree_mib": round(peak_tree), "stdout": out}
+            "peak_driver_anon_mib": round(peak_anon), "peak_tree_mib": round(peak_tree), "stdout": out}
 
 
 def zuhyo(*args: str) -> list[str]:
@@ -125,6 +142,7 @@ def main() -> None:
         links = drops(ws)
         row: dict[str, Any] = {"n": n, "collect_s": collect["seconds"], "filter_s": run["seconds"],
                                "filter_peak_driver_mib": run["peak_driver_mib"],
+                               "filter_peak_driver_anon_mib": run["peak_driver_anon_mib"],
                                "filter_peak_tree_mib": run["peak_tree_mib"],
                                **quality(args.corpus, files[:n], truth, links)}
         if args.ray:
