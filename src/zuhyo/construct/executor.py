@@ -10,6 +10,7 @@ the items plain data (image bytes, not database rows): workers never see the wor
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -70,7 +71,36 @@ def map_items(fn: Callable[[Any], Any], items: Sequence[Any], *, executor: str =
             if progress is not None:
                 progress(i, r)
         return out
-    return _map_local(fn, items, workers, progress, chunksize)
+    try:
+        return _map_local(fn, items, workers, progress, chunksize)
+    finally:
+        release_freed_memory()
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or ``None`` where the C library has none (macOS, musl)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except OSError:
+        return None
+    return trim  # type: ignore[no-any-return]
+
+
+def release_freed_memory() -> None:
+    """Give the memory the driver has freed back to the system (glibc's ``malloc_trim``; nothing elsewhere).
+
+    A map's items and results are many mid-sized buffers; freed, glibc keeps them in its heaps, so the driver's
+    resident memory stays at the high-water mark of every map so far. Trimming after each map kept the
+    near-duplicate filter's driver at 169 instead of 224 MiB for 1,500 images, in the same time
+    (bench/README.md, "Scale")."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def _call(fn: Callable[[Any], Any], index: int, item: Any) -> Any:
