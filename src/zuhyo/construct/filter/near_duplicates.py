@@ -380,8 +380,8 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
     out = np.zeros(len(pairs), dtype=np.int64)
     # The windows of a whole batch at once: one product with the window grid's matrix for the batch, where a pair
     # at a time spent most of its time reading that matrix.
-    _, _, forward, affines, mapped = _best_directions(thumbs, prepared, pairs, batch=max(1, len(pairs)), max_solid=None,
-                                              refine_below=refine_below)
+    _, _, forward, affines, mapped = _best_directions(thumbs, prepared, pairs, batch=max(1, len(pairs)),
+                                                      max_solid=None, refine_below=refine_below)
     with _opencv_one_thread():
         for q, (a, b) in enumerate(pairs.tolist()):
             into, shown = (a, b) if forward[q] else (b, a)  # b shown in a, or a in b

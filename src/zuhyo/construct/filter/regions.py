@@ -180,14 +180,18 @@ class _Grids:
     """``b``'s colour blurred by twice ``blur``."""
 
 
+def _grid_size(pa: np.ndarray, pb: np.ndarray) -> tuple[int, int]:
+    """(width, height) of the grid both are compared on: ``pb``'s shape, its long side the smaller of the two."""
+    lb_shape = pb.shape[:2]
+    f = min(max(pa.shape[:2]), max(lb_shape)) / max(lb_shape)
+    return max(16, round(lb_shape[1] * f)), max(16, round(lb_shape[0] * f))
+
+
 def _grids(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool) -> _Grids:
     """Both on the grid of the smaller (the coarser image sets the detail both can show)."""
     import cv2
 
-    lb_shape = pb.shape[:2]
-    long_side = min(max(pa.shape[:2]), max(lb_shape))
-    f = long_side / max(lb_shape)
-    size = max(16, round(lb_shape[1] * f)), max(16, round(lb_shape[0] * f))
+    size = _grid_size(pa, pb)
     ra = cv2.resize(pa, size, interpolation=cv2.INTER_AREA)
     rb = cv2.resize(pb, size, interpolation=cv2.INTER_AREA)
     # ITU-R 601 luma (as convert("L")) before the resize, as the alignment was tuned on
@@ -282,12 +286,11 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 
         return 0
     if text is None:
         return int(pixels[compact].max())
-    largest = 0
     for k in np.argsort(-pixels):
         if not compact[k]:
             continue
         if pixels[k] <= limit:
-            return max(largest, int(pixels[k]))
+            return int(pixels[k])
         x, y, w, h = (int(v) for v in stats[k + 1, :4])
         if pixels[k] > check.text_fill * w * h:  # a solid patch (a bar of another height) is not strokes
             return int(pixels[k])
@@ -298,7 +301,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 
                   for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
         if not all(_moved_text(g, affine, part, text, check, limit) for part in pieces):
             return int(pixels[k])
-    return largest
+    return 0
 
 
 def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], text: tuple[float, float],
@@ -387,26 +390,11 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     limit looked at again as that text moved (:func:`_moved_text`): a chart re-rendered at another figure size.
     The scale of ``a``'s text against ``b``'s is then ``b``'s native width over ``a``'s times what the alignment
     scales ``b`` by (each image's own pixels to the grid, and the grid to ``a``'s)."""
-    g = _grids(pa, pb, check, grey)
-    height, width = g.gb.shape
+    width, height = _grid_size(pa, pb)
     affine = _grid_affine(thumb_affine, width, height, thumb)
     if recolour and not grey:
         pa = _recoloured_like(pa, pb, affine, (width, height))
-        g = _grids(pa, pb, check, grey)
-    def text_scale(alignment: np.ndarray) -> tuple[float, float] | None:
-        """The scale of ``a``'s text against ``b``'s, for a pair of images of other sizes (two of one size
-        drawn with one template have text of one size: their alignment's scale is the data's) whose text would
-        be of another scale, within what a re-render explains."""
-        if native is None:
-            return None
-        (wa, ha), (wb, hb) = native
-        if max(abs(wb / wa - 1), abs(hb / ha - 1)) < check.glyph_change:
-            return None
-        scale = _text_scale(alignment, native)
-        change = max(abs(scale[0] - 1), abs(scale[1] - 1))
-        inside = all(1 / check.glyph_most <= v <= check.glyph_most for v in scale)
-        return scale if change >= check.glyph_change and inside else None
-
+    g = _grids(pa, pb, check, grey)
     if limit is not None:
         first = _region(g, affine, check)
         if first <= limit:
@@ -414,22 +402,33 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
         slack = max(1, round(check.slack * max(width, height)))
         bound = _region(g, affine, check, tolerance=slack)
         # (text of another scale is other pixels to the tolerant comparison too: not decisive for such a pair)
-        if bound > check.decisive * limit and text_scale(affine) is None:
+        if bound > check.decisive * limit and _text_scale(affine, native, check) is None:
             return bound
     refined = _refined(g, affine, check.align_side)
-    return _region(g, refined, check, text=text_scale(refined),
+    return _region(g, refined, check, text=_text_scale(refined, native, check),
                    limit=check.local_above if limit is None else limit)
 
 
-def _text_scale(affine: np.ndarray, native: tuple[tuple[float, float], tuple[float, float]]) -> tuple[float, float]:
+def _text_scale(affine: np.ndarray, native: tuple[tuple[float, float], tuple[float, float]] | None,
+                check: RegionCheck) -> tuple[float, float] | None:
     """(across, down): how much larger ``a``'s text shows than ``b``'s under ``affine`` (``b``'s grid to
     ``a``'s, both one size) were both drawn with text of one size in their own pixels: a's grid pixel is
-    ``native_a / grid`` of a's pixels, b's ``native_b / grid``; ``affine`` shrinks a's content by its scale."""
+    ``native_a / grid`` of a's pixels, b's ``native_b / grid``; ``affine`` shrinks a's content by its scale.
+    ``None`` - no look as text - without ``native``, for two images of one size (two drawn with one template have
+    text of one size: their alignment's scale is the data's), and for a scale within
+    :attr:`RegionCheck.glyph_change` of 1 or beyond what a re-render explains (:attr:`RegionCheck.glyph_most`)."""
     import math
 
+    if native is None:
+        return None
     (wa, ha), (wb, hb) = native
+    if max(abs(wb / wa - 1), abs(hb / ha - 1)) < check.glyph_change:
+        return None
     kx = math.hypot(float(affine[0, 0]), float(affine[1, 0]))
     ky = math.hypot(float(affine[0, 1]), float(affine[1, 1]))
     # a glyph g px wide in either image: g / wa of a's width, g / wb of b's; on the grid b's is g * W / wb,
     # a's warped g * W / (wa * kx)
-    return wb / (wa * kx), hb / (ha * ky)
+    scale = wb / (wa * kx), hb / (ha * ky)
+    change = max(abs(scale[0] - 1), abs(scale[1] - 1))
+    inside = all(1 / check.glyph_most <= v <= check.glyph_most for v in scale)
+    return scale if change >= check.glyph_change and inside else None
