@@ -36,6 +36,41 @@ def test_a_handful_of_items_runs_in_process_and_empty_input_is_empty() -> None:
     assert map_items(sqrt_and_pid, [], executor="ray:nowhere:1") == []  # nothing to do: Ray not even imported
 
 
+def _streamed_map(executor: str, in_flight: int, chunksize: int) -> None:
+    """``map_items`` over a generator with ``in_flight``: the same results in order, errors as values, and the
+    generator asked for items only as tasks finish (never more than the tasks in flight hold, plus the handful
+    looked at first to tell a small map from a pool's)."""
+    pulled = 0
+    done = 0
+    most_ahead = 0
+
+    def items() -> Iterator[float]:
+        nonlocal pulled, most_ahead
+        for v in [4.0, -1.0, *range(60)]:
+            pulled += 1
+            most_ahead = max(most_ahead, pulled - done)
+            yield float(v)
+
+    def progress(_i: int, _r: object) -> None:
+        nonlocal done
+        done += 1
+
+    out = map_items(sqrt_and_pid, items(), executor=executor, progress=progress, chunksize=chunksize,
+                    in_flight=in_flight)
+    assert isinstance(out[1], ItemError) and out[1].index == 1 and out[1].error == "ValueError: math domain error"
+    assert [r[0] for i, r in enumerate(out) if i != 1] == [2.0, *(math.sqrt(v) for v in range(60))]
+    assert done == 62 and pulled == 62
+    assert most_ahead <= max(IN_PROCESS_BELOW, in_flight * chunksize) + chunksize
+
+
+def test_local_streams_a_generator_with_a_bounded_number_of_tasks_in_flight() -> None:
+    _streamed_map("local", in_flight=2, chunksize=3)
+    assert map_items(sqrt_and_pid, iter([]), in_flight=4) == []
+    assert map_items(sqrt_and_pid, iter([9.0]), in_flight=4) == [(3.0, os.getpid())]  # a handful: in-process
+    with pytest.raises(ValueError, match="in_flight must be at least 1"):
+        map_items(sqrt_and_pid, [1.0], in_flight=0)
+
+
 def test_executor_specs() -> None:
     assert parse_executor("local") == ("local", None)
     assert parse_executor("ray") == ("ray", None)
@@ -74,6 +109,10 @@ def test_ray_keeps_order_runs_on_ray_workers_and_returns_errors_as_values(local_
     assert [r[0] for i, r in enumerate(out) if i != 1] == [2.0, *(math.sqrt(v) for v in range(30))]
     assert sorted(seen) == list(range(32))
     assert os.getpid() not in {r[1] for r in out if not isinstance(r, ItemError)}
+
+
+def test_ray_streams_a_generator_with_a_bounded_number_of_tasks_in_flight(local_ray: object) -> None:
+    _streamed_map("ray", in_flight=2, chunksize=4)
 
 
 def test_chart_features_on_ray_equal_the_local_ones(local_ray: object) -> None:

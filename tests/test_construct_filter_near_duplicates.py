@@ -267,7 +267,13 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
     import matplotlib.pyplot as plt
     from PIL import Image, ImageOps
 
-    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
+    from zuhyo.construct.filter.near_duplicates import (
+        MAX_REGION,
+        SOLID_NO_LOOK,
+        SOLID_NO_LOOK_BELOW,
+        region_scores,
+        verify_scores,
+    )
 
     def chart(values: list[float]) -> bytes:
         return _bars(values, None)
@@ -293,9 +299,14 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
     other_cells[6][3] = round(other_cells[6][3] * 0.7)  # one number of the table changed
     images = [original, _encoded(grey_padded, "JPEG", quality=70), one_bar, table(cells), table(other_cells)]
     arrays = _arrays(images)
-    scores, _, regions = verify_scores(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__)
+    scores, solids, regions = verify_scores(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__)
     assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION  # the copy is merged
-    assert regions[1] > MAX_REGION and scores[1] == 0.0  # one bar changed: not merged
+    # One bar changed: its thumbnails already differ in a solid patch, so it is not merged without a look at the
+    # images (region -1) - and the look at them would find the bar.
+    assert solids[1] > SOLID_NO_LOOK and scores[1] == 0.0 and regions[1] == -1
+    assert region_scores(arrays.thumbs, arrays.prepared, np.array([[0, 2]]), images)[0] > MAX_REGION
+    unchecked, _ = score_pairs(arrays.thumbs, arrays.prepared, np.array([[0, 2]]), max_solid=None)
+    assert unchecked[0] < SOLID_NO_LOOK_BELOW
     assert regions[2] > MAX_REGION and scores[2] == 0.0  # one cell changed: not merged
     found = verified_pairs(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__)
     assert [(p.i, p.j) for p in found] == [(0, 1)] and found[0].region is not None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,32 +49,77 @@ def parse_executor(spec: str) -> tuple[str, str | None]:
     raise ExecutorError(f"unknown executor {spec!r} (use local, ray or ray:ADDRESS)")
 
 
-def map_items(fn: Callable[[Any], Any], items: Sequence[Any], *, executor: str = "local",
-              progress: Callable[[int, Any], None] | None = None, chunksize: int | None = None) -> list[Any]:
+def map_items(fn: Callable[[Any], Any], items: Iterable[Any], *, executor: str = "local",
+              progress: Callable[[int, Any], None] | None = None, chunksize: int | None = None,
+              in_flight: int | None = None) -> list[Any]:
     """``[fn(x) for x in items]`` on the chosen executor, in order; a raising item gives an :class:`ItemError`.
 
     ``progress(index, result)`` is called in the driver as each item finishes (in completion order).
     ``chunksize`` items travel per task (default: about four tasks per worker, at most 64 items).
+
+    With ``in_flight`` the items are taken from ``items`` (any iterable: a generator that reads each item's
+    bytes when asked) only as tasks finish, at most ``in_flight`` tasks (of ``chunksize`` items, default 1)
+    submitted and not yet done: one pool for the whole map, with the driver holding a bounded number of items -
+    where a map per group of items would start a pool per group and wait for each group's slowest task.
     """
     kind, address = parse_executor(executor)
+    if in_flight is not None:
+        if in_flight < 1:
+            raise ValueError(f"in_flight must be at least 1, not {in_flight}")
+        return _map_streamed(fn, iter(items), kind, address, progress, chunksize or 1, in_flight)
     items = list(items)
     if not items:
         return []
     if kind == "ray":
-        return _map_ray(fn, items, address, progress, chunksize)
+        return _map_ray(fn, _chunks(items, _ray_workers(address), chunksize), progress, len(items), address)
     workers = os.cpu_count() or 1
     if workers == 1 or len(items) < IN_PROCESS_BELOW:
-        out = []
-        for i, x in enumerate(items):
-            r = _call(fn, i, x)
-            out.append(r)
-            if progress is not None:
-                progress(i, r)
-        return out
+        return _map_in_process(fn, enumerate(items), progress)
+    chunks = _chunks(items, workers, chunksize)
     try:
-        return _map_local(fn, items, workers, progress, chunksize)
+        return _map_local(fn, iter(chunks), min(workers, len(chunks)), progress, len(chunks), len(items))
     finally:
         release_freed_memory()
+
+
+def _map_in_process(fn: Callable[[Any], Any], items: Iterable[tuple[int, Any]],
+                    progress: Callable[[int, Any], None] | None) -> list[Any]:
+    out = []
+    for i, x in items:
+        r = _call(fn, i, x)
+        out.append(r)
+        if progress is not None:
+            progress(i, r)
+    return out
+
+
+def _map_streamed(fn: Callable[[Any], Any], items: Iterator[Any], kind: str, address: str | None,
+                  progress: Callable[[int, Any], None] | None, chunksize: int, in_flight: int) -> list[Any]:
+    """:func:`map_items` with ``in_flight``: chunks cut from ``items`` as they are needed."""
+    import itertools
+
+    first = list(itertools.islice(items, IN_PROCESS_BELOW))  # enough to tell a handful from a map
+    if not first:
+        return []
+    rest = itertools.chain(first, items)
+    if kind == "ray":
+        return _map_ray(fn, _lazy_chunks(rest, chunksize), progress, in_flight, address)
+    workers = os.cpu_count() or 1
+    if workers == 1 or len(first) < IN_PROCESS_BELOW:  # the whole map is that handful
+        return _map_in_process(fn, enumerate(rest), progress)
+    try:
+        return _map_local(fn, _lazy_chunks(rest, chunksize), workers, progress, in_flight, None)
+    finally:
+        release_freed_memory()
+
+
+def _lazy_chunks(items: Iterator[Any], size: int) -> Iterator[tuple[int, list[Any]]]:
+    import itertools
+
+    start = 0
+    while chunk := list(itertools.islice(items, size)):
+        yield start, chunk
+        start += len(chunk)
 
 
 @functools.lru_cache(maxsize=1)
@@ -160,15 +205,26 @@ def _deliver(out: list[Any], start: int, results: list[Any], progress: Callable[
             progress(start + j, r)
 
 
-def _map_local(fn: Callable[[Any], Any], items: list[Any], workers: int,
-               progress: Callable[[int, Any], None] | None, chunksize: int | None) -> list[Any]:
+def _map_local(fn: Callable[[Any], Any], chunks: Iterator[tuple[int, list[Any]]], workers: int,
+               progress: Callable[[int, Any], None] | None, in_flight: int, total: int | None) -> list[Any]:
+    """The chunks on a pool of ``workers`` processes, at most ``in_flight`` submitted and not done; ``total``
+    items when known (else the results grow as chunks are cut)."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    out: list[Any] = [None] * len(items)
-    chunks = _chunks(items, workers, chunksize)
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=_worker_context(fn),
+    out: list[Any] = [None] * (total or 0)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_worker_context(fn),
                              initializer=_one_thread_per_worker) as pool:
-        pending = {pool.submit(_run_chunk, fn, start, chunk): (start, chunk) for start, chunk in chunks}
+        pending: dict[Any, tuple[int, list[Any]]] = {}
+
+        def submit() -> None:
+            for start, chunk in chunks:
+                pending[pool.submit(_run_chunk, fn, start, chunk)] = (start, chunk)
+                if len(out) < start + len(chunk):
+                    out.extend([None] * (start + len(chunk) - len(out)))
+                if len(pending) >= in_flight:
+                    return
+
+        submit()
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -179,6 +235,7 @@ def _map_local(fn: Callable[[Any], Any], items: list[Any], workers: int,
                     results = [ItemError(start + j, f"worker failed: {type(e).__name__}: {e}")
                                for j in range(len(chunk))]
                 _deliver(out, start, results, progress)
+            submit()
     return out
 
 
@@ -190,9 +247,8 @@ def _import_ray() -> Any:
     return ray
 
 
-def _map_ray(fn: Callable[[Any], Any], items: list[Any], address: str | None,
-             progress: Callable[[int, Any], None] | None, chunksize: int | None) -> list[Any]:
-    """Ray tasks, one per chunk. Joins the running Ray session if there is one, else ``ray.init(address)``
+def _ray_workers(address: str | None) -> int:
+    """The CPUs of the Ray cluster, joining the running Ray session if there is one, else ``ray.init(address)``
     (``None``: ``RAY_ADDRESS`` or a new local instance); the session is left up for the next stage."""
     ray = _import_ray()
     if not ray.is_initialized():
@@ -200,11 +256,31 @@ def _map_ray(fn: Callable[[Any], Any], items: list[Any], address: str | None,
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         except Exception as e:  # noqa: BLE001 - ConnectionError and Ray's own errors alike
             raise ExecutorError(f"cannot start or reach Ray at {address or 'local'}: {e}") from None
-    workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def _map_ray(fn: Callable[[Any], Any], chunks: Iterable[tuple[int, list[Any]]],
+             progress: Callable[[int, Any], None] | None, in_flight: int, address: str | None = None
+             ) -> list[Any]:
+    """Ray tasks, one per chunk, at most ``in_flight`` submitted and not done (:func:`_ray_workers` joins or
+    starts the session)."""
+    _ray_workers(address)
+    ray = _import_ray()
     remote = ray.remote(_run_chunk)
     fn_ref = ray.put(fn)
-    out: list[Any] = [None] * len(items)
-    refs = {remote.remote(fn_ref, start, chunk): (start, chunk) for start, chunk in _chunks(items, workers, chunksize)}
+    out: list[Any] = []
+    refs: dict[Any, tuple[int, list[Any]]] = {}
+    chunks = iter(chunks)
+
+    def submit() -> None:
+        for start, chunk in chunks:
+            refs[remote.remote(fn_ref, start, chunk)] = (start, chunk)
+            if len(out) < start + len(chunk):
+                out.extend([None] * (start + len(chunk) - len(out)))
+            if len(refs) >= in_flight:
+                return
+
+    submit()
     while refs:
         done, _ = ray.wait(list(refs), num_returns=1)
         for ref in done:
@@ -217,4 +293,5 @@ def _map_ray(fn: Callable[[Any], Any], items: list[Any], address: str | None,
                 results = [ItemError(start + j, f"worker failed: {type(cause).__name__}: {msg}")
                            for j in range(len(chunk))]
             _deliver(out, start, results, progress)
+        submit()
     return out

@@ -71,6 +71,14 @@ MAX_SOLID_SHARE = 0.25
 """With the second look, the share of the thumbnail's body a solid difference may still cover: a copy whose palette
 changed reaches ~15 % on the hard corpus's tuning split, two different images of one smooth tone everywhere 45 %
 (tests/test_construct_chart_resnet.py's corpus)."""
+SOLID_NO_LOOK = 20
+"""With the second look, a pair whose thumbnails still differ in more solid pixels than this after alignment and
+agree in less than :data:`SOLID_NO_LOOK_BELOW` of their ink shows other data without a look at its images: on
+both tuning splits of the hard corpus 37-42 % of the pairs sent to the second look were such and none of them
+passed it, while copies with a solid difference that far over (a colour-map change, a screenshot aligned wrongly
+on thumbnails) agree in at least 0.969 of their ink (bench/README.md)."""
+SOLID_NO_LOOK_BELOW = 0.95
+"""See :data:`SOLID_NO_LOOK`."""
 MAX_REGION = 40
 """Pixels of the largest difference region (:func:`zuhyo.construct.filter.regions.largest_region`, at the images'
 own resolution) a copy may show. On the hard corpus's tuning split (bench/README.md) the changed number of a table
@@ -434,7 +442,10 @@ def _verify_chunk(item: _VerifyChunk) -> tuple[list[float], list[int]]:
     return scores.tolist(), solids.tolist()
 
 
-def _region_chunk(item: tuple[np.ndarray, np.ndarray, Prepared, list[bytes], float]) -> list[int]:
+_RegionChunk = tuple["np.ndarray", "np.ndarray", "Prepared", list[bytes], float]
+
+
+def _region_chunk(item: _RegionChunk) -> list[int]:
     """Runs in executor workers: :func:`region_scores` of one chunk of pairs, with their images' thumbnails,
     :class:`Prepared` rows and bytes, and the verification bound."""
     pairs, thumbs, prepared, images, min_score = item
@@ -448,13 +459,16 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
 
     With ``images`` (the bytes of image ``i``), the thumbnail score is not gated by its solid difference; each
     pair reaching ``min_score`` gets the second look (:func:`region_scores`), and one whose largest region
-    exceeds MAX_REGION scores 0 (region -1: not looked at). Without, as on thumbnails alone: a solid
+    exceeds MAX_REGION scores 0 (region -1: not looked at; nor is a pair whose thumbnails' solid difference
+    covers more than MAX_SOLID_SHARE of the body, or exceeds SOLID_NO_LOOK with a score under
+    SOLID_NO_LOOK_BELOW: it scores 0). Without, as on thumbnails alone: a solid
     difference over MAX_SOLID scores 0. With ``executor`` the pairs are scored in chunks through
     :func:`zuhyo.construct.executor.map_items` (thumbnails: at most ``chunk`` pairs, at least 16 chunks when
-    there are enough; second looks: ``region_chunk`` pairs with their images' bytes, eight chunks in flight,
-    so the driver holds few images' bytes at once). Local workers read the thumbnails from ``arrays.thumbs``'
-    file when it is a memory map (:class:`zuhyo.construct.filter.feature_store.ThumbnailFile`); otherwise each
-    chunk carries the thumbnails it needs, sixteen chunks per map at most in flight."""
+    there are enough, sixteen in flight; second looks: ``region_chunk`` pairs with their images' bytes, eight
+    chunks in flight, so the driver holds few images' bytes at once; one pool for each). Local workers read the
+    thumbnails from ``arrays.thumbs``' file when it is a memory map
+    (:class:`zuhyo.construct.filter.feature_store.ThumbnailFile`); otherwise each chunk carries the thumbnails it
+    needs."""
     import numpy as np
 
     thumbs, prepared = arrays.thumbs, arrays.prepared
@@ -469,20 +483,20 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
         parts = [pairs[s:s + size] for s in range(0, len(pairs), size)]
         path = getattr(thumbs, "filename", None)
         shared = isinstance(thumbs, np.memmap) and path is not None and parse_executor(executor)[0] == "local"
-        groups = [parts] if shared else [parts[g:g + 16] for g in range(0, len(parts), 16)]
-        found: list[float] = []
-        solid: list[int] = []
-        for group in groups:
-            items: list[_VerifyChunk] = []
-            for part in group:
+
+        def verify_items() -> Iterator[_VerifyChunk]:
+            for part in parts:
                 used, local = np.unique(part, return_inverse=True)
                 rows = (str(path), used) if shared else np.asarray(thumbs[used])
-                items.append((local.reshape(-1, 2), rows, prepared.take(used), max_solid, min_score))
-            for result in map_items(_verify_chunk, items, executor=executor):
-                if isinstance(result, ItemError):
-                    raise RuntimeError(f"near-duplicate verification failed: {result.error}")
-                found.extend(result[0])
-                solid.extend(result[1])
+                yield local.reshape(-1, 2), rows, prepared.take(used), max_solid, min_score
+
+        found: list[float] = []
+        solid: list[int] = []
+        for result in map_items(_verify_chunk, verify_items(), executor=executor, in_flight=16):
+            if isinstance(result, ItemError):
+                raise RuntimeError(f"near-duplicate verification failed: {result.error}")
+            found.extend(result[0])
+            solid.extend(result[1])
         scores, solids = np.array(found), np.array(solid, dtype=np.int64)
     regions = np.full(len(pairs), -1, dtype=np.int64)
     if images is None:
@@ -491,6 +505,7 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     # the second look's level, more than the solid test's): other images, whatever the second look finds.
     body = thumbs.shape[1] * (thumbs.shape[1] - round(TITLE_BAND * thumbs.shape[1]))
     scores = np.where(solids > MAX_SOLID_SHARE * body, 0.0, scores)
+    scores = np.where((solids > SOLID_NO_LOOK) & (scores < SOLID_NO_LOOK_BELOW), 0.0, scores)
     todo = np.flatnonzero(scores >= min_score)
     if executor is None or len(todo) <= region_chunk:
         looked = region_scores(thumbs, prepared, pairs[todo], images, refine_below=min_score)
@@ -498,17 +513,18 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
         from zuhyo.construct.executor import ItemError, map_items
 
         parts = [todo[s:s + region_chunk] for s in range(0, len(todo), region_chunk)]
-        out: list[int] = []
-        for g in range(0, len(parts), 8):
-            region_items: list[tuple[np.ndarray, np.ndarray, Prepared, list[bytes], float]] = []
-            for part in parts[g:g + 8]:
+
+        def region_items() -> Iterator[_RegionChunk]:
+            for part in parts:  # each chunk's images' bytes read as it is sent: eight chunks' in flight at most
                 used, local = np.unique(pairs[part], return_inverse=True)
-                region_items.append((local.reshape(-1, 2), np.asarray(thumbs[used]), prepared.take(used),
-                                     [images(int(i)) for i in used], min_score))
-            for result in map_items(_region_chunk, region_items, executor=executor):
-                if isinstance(result, ItemError):
-                    raise RuntimeError(f"near-duplicate verification failed: {result.error}")
-                out.extend(result)
+                yield (local.reshape(-1, 2), np.asarray(thumbs[used]), prepared.take(used),
+                       [images(int(i)) for i in used], min_score)
+
+        out: list[int] = []
+        for result in map_items(_region_chunk, region_items(), executor=executor, in_flight=8):
+            if isinstance(result, ItemError):
+                raise RuntimeError(f"near-duplicate verification failed: {result.error}")
+            out.extend(result)
         looked = np.array(out, dtype=np.int64)
     regions[todo] = looked
     scores = np.where(regions > MAX_REGION, 0.0, scores)  # other data, however well the thumbnails agree
