@@ -150,8 +150,10 @@ def thumbnail(im: Image | PngPixels) -> np.ndarray:
     import numpy as np
 
     if isinstance(im, PngPixels):
-        if im.opaque:
-            return np.ascontiguousarray(_shrink(im.rgba)[:, :, :3])
+        if im.opaque:  # alpha dropped first: the same pixels and box (an opaque alpha is uniform), less to shrink
+            import cv2
+
+            return _shrink(cv2.cvtColor(im.rgba, cv2.COLOR_RGBA2RGB))
         rgba = im.rgba
     elif im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
         rgba = np.asarray(im.convert("RGBA"))

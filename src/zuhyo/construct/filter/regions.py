@@ -108,7 +108,9 @@ def _rgb(data: bytes, max_side: int) -> tuple[np.ndarray, tuple[int, int]]:
     if isinstance(im, PngPixels):
         rgba = im.rgba
         if im.opaque:
-            return np.ascontiguousarray(rgba[:, :, :3]), size
+            import cv2
+
+            return np.asarray(cv2.cvtColor(rgba, cv2.COLOR_RGBA2RGB)), size
     elif im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
         rgba = np.asarray(im.convert("RGBA"))
     else:
