@@ -308,6 +308,10 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
     unchecked, _ = score_pairs(arrays.thumbs, arrays.prepared, np.array([[0, 2]]), max_solid=None)
     assert unchecked[0] < SOLID_NO_LOOK_BELOW
     assert regions[2] > MAX_REGION and scores[2] == 0.0  # one cell changed: not merged
+    # The second look starts from the alignment the verification found (carried, not computed again): the same
+    # regions as region_scores, which finds it again.
+    assert np.array_equal(region_scores(arrays.thumbs, arrays.prepared, np.array([[0, 1], [3, 4]]), images),
+                          regions[[0, 2]])
     found = verified_pairs(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__)
     assert [(p.i, p.j) for p in found] == [(0, 1)] and found[0].region is not None
     # Through the executor (the second looks in chunks of one pair, carrying their images' bytes): the same.

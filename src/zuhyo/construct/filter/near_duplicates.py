@@ -326,8 +326,32 @@ def score_pairs(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch
     (:func:`zuhyo.construct.filter.alignment.directed_scores`). Windows are searched ``batch`` pairs at a
     time."""
 
-    scores, solids, _, _, _ = _best_directions(thumbs, prepared, pairs, batch, max_solid, refine_below)
+    scores, solids, _ = scored_directions(thumbs, prepared, pairs, batch, max_solid, refine_below)
     return scores, solids
+
+
+def scored_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch: int = 256,
+                      max_solid: int | None = MAX_SOLID, refine_below: float | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, Directions]:
+    """:func:`score_pairs` and the :class:`Directions` the scores came from."""
+    scores, solids, forward, affines, mapped = _best_directions(thumbs, prepared, pairs, batch, max_solid,
+                                                                refine_below)
+    return scores, solids, Directions(forward, affines, mapped)
+
+
+@dataclass(frozen=True)
+class Directions:
+    """Per pair, how its thumbnails verified best (:func:`score_pairs`): what the second look starts from."""
+
+    forward: np.ndarray
+    """(m,) bool: the second image shown in the first (else the first in the second)."""
+    affines: np.ndarray
+    """(m, 2, 3) float32: that direction's alignment of the thumbnails."""
+    mapped: np.ndarray
+    """(m,) bool: it matched only with its colours mapped (a palette or colour-map change)."""
+
+    def take(self, index: np.ndarray) -> Directions:
+        return Directions(self.forward[index], self.affines[index], self.mapped[index])
 
 
 def _best_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch: int = 256,
@@ -367,6 +391,22 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
     ``thumbs``), aligned in the direction whose thumbnails verify better (as :func:`score_pairs` with
     ``refine_below`` aligns them). The content of the ``cache`` images used last is kept (pairs come sorted by
     their first image)."""
+    import numpy as np
+
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    # The windows of a whole batch at once: one product with the window grid's matrix for the batch, where a pair
+    # at a time spent most of its time reading that matrix.
+    _, _, directions = scored_directions(thumbs, prepared, pairs, batch=max(1, len(pairs)), max_solid=None,
+                                         refine_below=refine_below)
+    grey = prepared.grey[pairs[:, 0]] | prepared.grey[pairs[:, 1]] if len(pairs) else np.zeros(0, dtype=bool)
+    return looked_regions(pairs, images, directions, grey, thumbs.shape[1], check, cache, limit)
+
+
+def looked_regions(pairs: np.ndarray, images: Sequence[bytes] | ImageSource, directions: Directions,
+                   grey: np.ndarray, thumb: int = THUMB, check: RegionCheck | None = None, cache: int = 16,
+                   limit: int | None = MAX_REGION) -> np.ndarray:
+    """:func:`region_scores` from the pairs' :class:`Directions` as the verification found them (not computed
+    again) and whether each pair is compared on luma (``grey``: either image is grey)."""
     from collections import OrderedDict
 
     import numpy as np
@@ -375,7 +415,6 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
     from zuhyo.construct.filter.regions import content as content_of
 
     check = RegionCheck() if check is None else check
-    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     seen: OrderedDict[int, Content] = OrderedDict()
 
     def content(i: int) -> Content:
@@ -388,17 +427,12 @@ def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, ima
         return seen[i]
 
     out = np.zeros(len(pairs), dtype=np.int64)
-    # The windows of a whole batch at once: one product with the window grid's matrix for the batch, where a pair
-    # at a time spent most of its time reading that matrix.
-    _, _, forward, affines, mapped = _best_directions(thumbs, prepared, pairs, batch=max(1, len(pairs)),
-                                                      max_solid=None, refine_below=refine_below)
     with _opencv_one_thread():
-        for q, (a, b) in enumerate(pairs.tolist()):
-            into, shown = (a, b) if forward[q] else (b, a)  # b shown in a, or a in b
+        for q, (a, b) in enumerate(np.asarray(pairs).tolist()):
+            into, shown = (a, b) if directions.forward[q] else (b, a)  # b shown in a, or a in b
             ca, cb = content(into), content(shown)
-            out[q] = largest_region(ca.pixels, cb.pixels, affines[q], thumbs.shape[1], check,
-                                    grey=bool(prepared.grey[a] or prepared.grey[b]), limit=limit,
-                                    recolour=bool(mapped[q]), native=(ca.native, cb.native))
+            out[q] = largest_region(ca.pixels, cb.pixels, directions.affines[q], thumb, check, grey=bool(grey[q]),
+                                    limit=limit, recolour=bool(directions.mapped[q]), native=(ca.native, cb.native))
     return out
 
 
@@ -430,7 +464,7 @@ class PairEvidence:
 _VerifyChunk = tuple["np.ndarray", "np.ndarray | tuple[str, np.ndarray]", "Prepared", "int | None", float]
 
 
-def _verify_chunk(item: _VerifyChunk) -> tuple[list[float], list[int]]:
+def _verify_chunk(item: _VerifyChunk) -> tuple[np.ndarray, np.ndarray, Directions]:
     """Runs in executor workers: the thumbnail scores of one chunk of pairs (indices into the chunk's images),
     with the images' thumbnails sent along or read from the driver's memory map (its path and the rows), their
     :class:`Prepared` rows, the solid-difference bound (``None``: none) and the verification bound."""
@@ -440,18 +474,17 @@ def _verify_chunk(item: _VerifyChunk) -> tuple[list[float], list[int]]:
     if isinstance(thumbs, tuple):
         path, rows = thumbs
         thumbs = np.asarray(np.load(path, mmap_mode="r")[rows])
-    scores, solids = score_pairs(thumbs, prepared, pairs, max_solid=max_solid, refine_below=min_score)
-    return scores.tolist(), solids.tolist()
+    return scored_directions(thumbs, prepared, pairs, max_solid=max_solid, refine_below=min_score)
 
 
-_RegionChunk = tuple["np.ndarray", "np.ndarray", "Prepared", list[bytes], float]
+_RegionChunk = tuple["np.ndarray", list[bytes], Directions, "np.ndarray"]
 
 
 def _region_chunk(item: _RegionChunk) -> list[int]:
-    """Runs in executor workers: :func:`region_scores` of one chunk of pairs, with their images' thumbnails,
-    :class:`Prepared` rows and bytes, and the verification bound."""
-    pairs, thumbs, prepared, images, min_score = item
-    return region_scores(thumbs, prepared, pairs, images, refine_below=min_score).tolist()
+    """Runs in executor workers: :func:`looked_regions` of one chunk of pairs (indices into the chunk's images),
+    with their images' bytes, the pairs' :class:`Directions` and grey flags."""
+    pairs, images, directions, grey = item
+    return looked_regions(pairs, images, directions, grey).tolist()
 
 
 def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = DEFAULT_MIN_SCORE,
@@ -478,7 +511,8 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     max_solid = None if images is not None else MAX_SOLID
     size = min(chunk, max(64, -(-len(pairs) // 16)))
     if executor is None or len(pairs) <= size:
-        scores, solids = score_pairs(thumbs, prepared, pairs, max_solid=max_solid, refine_below=min_score)
+        scores, solids, directions = scored_directions(thumbs, prepared, pairs, max_solid=max_solid,
+                                                       refine_below=min_score)
     else:
         from zuhyo.construct.executor import ItemError, map_items, parse_executor
 
@@ -492,14 +526,15 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
                 rows = (str(path), used) if shared else np.asarray(thumbs[used])
                 yield local.reshape(-1, 2), rows, prepared.take(used), max_solid, min_score
 
-        found: list[float] = []
-        solid: list[int] = []
+        found: list[tuple[np.ndarray, np.ndarray, Directions]] = []
         for result in map_items(_verify_chunk, verify_items(), executor=executor, in_flight=16):
             if isinstance(result, ItemError):
                 raise RuntimeError(f"near-duplicate verification failed: {result.error}")
-            found.extend(result[0])
-            solid.extend(result[1])
-        scores, solids = np.array(found), np.array(solid, dtype=np.int64)
+            found.append(result)
+        scores = np.concatenate([r[0] for r in found])
+        solids = np.concatenate([r[1] for r in found]).astype(np.int64)
+        directions = Directions(*(np.concatenate([getattr(r[2], f) for r in found])
+                                  for f in ("forward", "affines", "mapped")))
     regions = np.full(len(pairs), -1, dtype=np.int64)
     if images is None:
         return scores, solids, regions
@@ -509,8 +544,9 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     scores = np.where(solids > MAX_SOLID_SHARE * body, 0.0, scores)
     scores = np.where((solids > SOLID_NO_LOOK) & (scores < SOLID_NO_LOOK_BELOW), 0.0, scores)
     todo = np.flatnonzero(scores >= min_score)
+    grey = prepared.grey[pairs[:, 0]] | prepared.grey[pairs[:, 1]]
     if executor is None or len(todo) <= region_chunk:
-        looked = region_scores(thumbs, prepared, pairs[todo], images, refine_below=min_score)
+        looked = looked_regions(pairs[todo], images, directions.take(todo), grey[todo], thumbs.shape[1])
     else:
         from zuhyo.construct.executor import ItemError, map_items
 
@@ -519,8 +555,7 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
         def region_items() -> Iterator[_RegionChunk]:
             for part in parts:  # each chunk's images' bytes read as it is sent: eight chunks' in flight at most
                 used, local = np.unique(pairs[part], return_inverse=True)
-                yield (local.reshape(-1, 2), np.asarray(thumbs[used]), prepared.take(used),
-                       [images(int(i)) for i in used], min_score)
+                yield local.reshape(-1, 2), [images(int(i)) for i in used], directions.take(part), grey[part]
 
         out: list[int] = []
         for result in map_items(_region_chunk, region_items(), executor=executor, in_flight=8):
