@@ -203,9 +203,13 @@ def test_min_side_and_min_pixels_options(ws: Path):
 
 
 def test_filter_run_is_the_default_subcommand_and_says_when_chart_check_is_skipped(ws: Path):
-    out = run_cli("filter", "run", str(ws)).stdout  # the summary is the result: stdout
+    done = run_cli("filter", "run", str(ws))
+    out = done.stdout  # the summary is the result: stdout
     assert "chart check: skipped: no trained chart classifier" in out
     assert "figures checked" in out
+    # The progress (stderr) follows the images, then the near-duplicate pairs phase by phase.
+    assert "checking images" in done.stderr and "14/14" in done.stderr
+    assert "comparing thumbnails" in done.stderr and "second looks" in done.stderr
 
 
 def test_filter_on_postgres(postgres: PostgresCluster, images: Path, tmp_path: Path):  # noqa: F811

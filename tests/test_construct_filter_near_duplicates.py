@@ -269,8 +269,10 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
 
     from zuhyo.construct.filter.near_duplicates import (
         MAX_REGION,
+        SECOND_LOOK_PHASE,
         SOLID_NO_LOOK,
         SOLID_NO_LOOK_BELOW,
+        THUMBNAIL_PHASE,
         region_scores,
         verify_scores,
     )
@@ -315,9 +317,17 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
     found = verified_pairs(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__)
     assert [(p.i, p.j) for p in found] == [(0, 1)] and found[0].region is not None
     # Through the executor (the second looks in chunks of one pair, carrying their images' bytes): the same.
+    seen: dict[str, list[tuple[int, int]]] = {}
     again = verify_scores(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__, executor="local",
-                          chunk=1, region_chunk=1)
+                          chunk=1, region_chunk=1,
+                          progress=lambda phase, done, total: seen.setdefault(phase, []).append((done, total)))
     assert np.array_equal(again[2], regions) and np.allclose(again[0], scores)
+    # Progress, pairs done of each phase as chunks finish: from none to all, never back.
+    looked = int((regions >= 0).sum())
+    assert list(seen) == [THUMBNAIL_PHASE, SECOND_LOOK_PHASE]
+    for phase, total in ((THUMBNAIL_PHASE, 3), (SECOND_LOOK_PHASE, looked)):
+        dones = [d for d, t in seen[phase] if t == total]
+        assert len(dones) == len(seen[phase]) and dones[0] == 0 and dones[-1] == total and dones == sorted(dones)
 
 
 def _png(fig: object) -> bytes:

@@ -128,15 +128,25 @@ def print_item_errors(lines: Sequence[str], shown: int = SHOWN_ERRORS) -> None:
 def stage_progress(quiet: bool, label: str = "collecting"
               ) -> Iterator[tuple[Callable[[int], None] | None, Callable[[str, str], None] | None]]:
     """A rich progress bar on stderr (items done, errors; ``label`` in front); no callbacks when quiet."""
+    with phased_progress(quiet, label) as (on_start, on_item, _):
+        yield on_start, on_item
+
+
+@contextmanager
+def phased_progress(quiet: bool, label: str = "collecting") -> Iterator[tuple[
+        Callable[[int], None] | None, Callable[[str, str], None] | None, Callable[[str, int, int], None] | None]]:
+    """:func:`stage_progress`, and ``on_phase(name, done, total)`` for the work after the items (one bar per
+    phase, added when it is first reported: a stage's pairs compared, say); no callbacks when quiet."""
     if quiet:
-        yield None, None
+        yield None, None, None
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[errors]} "
-                  "errors"), TimeRemainingColumn(), console=console) as progress:
-        task = progress.add_task("collect", total=None, errors=0)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[note]}"), TimeRemainingColumn(), console=console) as progress:
+        task = progress.add_task(label, total=None, note="0 errors")
         errors = 0
+        phases: dict[str, Any] = {}
 
         def on_start(total: int) -> None:
             progress.update(task, total=total)
@@ -144,6 +154,11 @@ def stage_progress(quiet: bool, label: str = "collecting"
         def on_item(_file: str, outcome: str) -> None:
             nonlocal errors
             errors += outcome == "error"
-            progress.update(task, advance=1, errors=errors)
+            progress.update(task, advance=1, note=f"{errors} errors")
 
-        yield on_start, on_item
+        def on_phase(name: str, done: int, total: int) -> None:
+            if name not in phases:
+                phases[name] = progress.add_task(name, total=total, note="")
+            progress.update(phases[name], completed=done, total=total)
+
+        yield on_start, on_item, on_phase

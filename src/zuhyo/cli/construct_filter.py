@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from zuhyo.cli._common import JsonOpt, emit_json, result_console, stage_progress
+from zuhyo.cli._common import JsonOpt, emit_json, phased_progress, result_console
 from zuhyo.cli.workspace import WsArg, open_workspace
 
 
@@ -60,11 +60,13 @@ def run_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """Run the filter stage: file checks, minimum resolution, near duplicates, chart check; re-runnable."""
-    with open_workspace(ws) as w, stage_progress(quiet=json_out, label="checking images") as (on_start, on_item):
+    with (open_workspace(ws) as w,
+          phased_progress(quiet=json_out, label="checking images") as (on_start, on_item, on_phase)):
         from zuhyo.construct.filter.stage import run_filter
 
         report = run_filter(w, min_side=min_side, min_pixels=min_pixels, min_score=min_score,
-                            classifier=classifier, executor=executor, on_start=on_start, on_item=on_item)
+                            classifier=classifier, executor=executor, on_start=on_start, on_item=on_item,
+                            on_phase=on_phase)
         review_clusters = None
         if review_html is not None:
             from zuhyo.construct.filter.review import write_review_html

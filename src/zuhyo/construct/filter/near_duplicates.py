@@ -53,6 +53,11 @@ if TYPE_CHECKING:
     from zuhyo.construct.filter.alignment import Prepared
     from zuhyo.construct.filter.regions import RegionCheck
 
+PairProgress = Callable[[str, int, int], None]
+"""``progress(phase, done, total)``: pairs done of a phase of the verification (:data:`THUMBNAIL_PHASE`,
+:data:`SECOND_LOOK_PHASE`), called as chunks finish."""
+THUMBNAIL_PHASE = "comparing thumbnails"
+SECOND_LOOK_PHASE = "second looks"
 ImageSource = Callable[[int], bytes]
 """The bytes of image ``i`` (indexed like the features), read again for the second look at a pair
 (:func:`region_scores`): nothing at full resolution is kept per image."""
@@ -489,7 +494,8 @@ def _region_chunk(item: _RegionChunk) -> list[int]:
 
 def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = DEFAULT_MIN_SCORE,
                   images: ImageSource | None = None, executor: str | None = None, chunk: int = 1024,
-                  region_chunk: int = 48) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  region_chunk: int = 48, progress: PairProgress | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(score, solid, region) of each pair; a pair is a near duplicate when its score reaches ``min_score``.
 
     With ``images`` (the bytes of image ``i``), the thumbnail score is not gated by its solid difference; each
@@ -503,16 +509,33 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     chunks in flight, so the driver holds few images' bytes at once; one pool for each). Local workers read the
     thumbnails from ``arrays.thumbs``' file when it is a memory map
     (:class:`zuhyo.construct.filter.feature_store.ThumbnailFile`); otherwise each chunk carries the thumbnails it
-    needs."""
+    needs. ``progress`` follows the pairs of each phase as their chunks finish."""
     import numpy as np
+
+    def follow(phase: str, parts: Sequence[np.ndarray]) -> Callable[[int, object], None] | None:
+        """A map's ``progress`` callback reporting the pairs of the chunks done so far (and none yet)."""
+        if progress is None:
+            return None
+        total, done = sum(len(part) for part in parts), 0
+        progress(phase, 0, total)
+
+        def advance(index: int, _result: object) -> None:
+            nonlocal done
+            done += len(parts[index])
+            progress(phase, done, total)
+
+        return advance
 
     thumbs, prepared = arrays.thumbs, arrays.prepared
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     max_solid = None if images is not None else MAX_SOLID
     size = min(chunk, max(64, -(-len(pairs) // 16)))
     if executor is None or len(pairs) <= size:
+        advance = follow(THUMBNAIL_PHASE, [pairs])
         scores, solids, directions = scored_directions(thumbs, prepared, pairs, max_solid=max_solid,
                                                        refine_below=min_score)
+        if advance is not None:
+            advance(0, None)
     else:
         from zuhyo.construct.executor import ItemError, map_items, parse_executor
 
@@ -527,7 +550,8 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
                 yield local.reshape(-1, 2), rows, prepared.take(used), max_solid, min_score
 
         found: list[tuple[np.ndarray, np.ndarray, Directions]] = []
-        for result in map_items(_verify_chunk, verify_items(), executor=executor, in_flight=16):
+        for result in map_items(_verify_chunk, verify_items(), executor=executor, in_flight=16,
+                                progress=follow(THUMBNAIL_PHASE, parts)):
             if isinstance(result, ItemError):
                 raise RuntimeError(f"near-duplicate verification failed: {result.error}")
             found.append(result)
@@ -546,7 +570,10 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     todo = np.flatnonzero(scores >= min_score)
     grey = prepared.grey[pairs[:, 0]] | prepared.grey[pairs[:, 1]]
     if executor is None or len(todo) <= region_chunk:
+        advance = follow(SECOND_LOOK_PHASE, [todo])
         looked = looked_regions(pairs[todo], images, directions.take(todo), grey[todo], thumbs.shape[1])
+        if advance is not None:
+            advance(0, None)
     else:
         from zuhyo.construct.executor import ItemError, map_items
 
@@ -558,7 +585,8 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
                 yield local.reshape(-1, 2), [images(int(i)) for i in used], directions.take(part), grey[part]
 
         out: list[int] = []
-        for result in map_items(_region_chunk, region_items(), executor=executor, in_flight=8):
+        for result in map_items(_region_chunk, region_items(), executor=executor, in_flight=8,
+                                progress=follow(SECOND_LOOK_PHASE, parts)):
             if isinstance(result, ItemError):
                 raise RuntimeError(f"near-duplicate verification failed: {result.error}")
             out.extend(result)
@@ -570,13 +598,13 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
 
 def verified_pairs(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = DEFAULT_MIN_SCORE,
                    executor: str | None = None, chunk: int = 1024,
-                   images: ImageSource | None = None) -> list[PairEvidence]:
+                   images: ImageSource | None = None, progress: PairProgress | None = None) -> list[PairEvidence]:
     """The candidate pairs that verify (:func:`verify_scores`: with ``images``, the thumbnail score reaches
     ``min_score`` and the second look finds no region over MAX_REGION), with their evidence."""
     import numpy as np
 
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    scores, solids, regions = verify_scores(arrays, pairs, min_score, images, executor, chunk)
+    scores, solids, regions = verify_scores(arrays, pairs, min_score, images, executor, chunk, progress=progress)
     keep = np.flatnonzero((scores >= min_score) & (regions <= MAX_REGION))
     desc = arrays.descriptors
     return [PairEvidence(int(pairs[k, 0]), int(pairs[k, 1]), round(descriptor_distance(desc, *pairs[k]), 4),

@@ -42,6 +42,7 @@ from zuhyo.construct.filter.near_duplicates import (
     DEFAULT_MIN_SCORE,
     FeatureArrays,
     ImageFeatures,
+    PairProgress,
     candidate_pairs,
     descriptor_distance,
     verified_pairs,
@@ -137,13 +138,15 @@ def _neg_text(text: str) -> tuple[int, ...]:
 
 
 def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, min_score: float = DEFAULT_MIN_SCORE,
-                             executor: str | None = None, read: Callable[[str], bytes] | None = None
+                             executor: str | None = None, read: Callable[[str], bytes] | None = None,
+                             on_phase: PairProgress | None = None
                              ) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
     """Drops (figure id -> (reason, evidence)) for every non-best member of each near-duplicate cluster, each
     verified against the figure kept (:func:`zuhyo.construct.filter.duplicate_groups.resolve_groups`), and the
     number of clusters. Figures sharing one image (same sha256) are duplicates without verification. ``arrays``
     holds the features of the figures' images, indexed in the order of their sha256; ``read(sha256)`` gives an
-    image's bytes for the second look at the pairs whose thumbnails verify (without it, thumbnails alone)."""
+    image's bytes for the second look at the pairs whose thumbnails verify (without it, thumbnails alone);
+    ``on_phase(phase, done, total)`` follows the candidate pairs' verification."""
     from zuhyo.construct.filter.duplicate_groups import resolve_groups
 
     shas = sorted({f.sha256 for f in figures})
@@ -151,7 +154,8 @@ def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, mi
     if len(arrays.descriptors) != len(shas):
         raise ValueError(f"features of {len(arrays.descriptors)} images for {len(shas)}")
     images = None if read is None else (lambda i: read(shas[i]))
-    pairs = verified_pairs(arrays, candidate_pairs(arrays.descriptors), min_score, executor, images=images)
+    pairs = verified_pairs(arrays, candidate_pairs(arrays.descriptors), min_score, executor, images=images,
+                           progress=on_phase)
     members: dict[int, list[FigureRow]] = {}
     for f in sorted(figures, key=_best_first):
         members.setdefault(index[f.sha256], []).append(f)
@@ -189,9 +193,12 @@ def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, mi
 def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: int = DEFAULT_MIN_PIXELS,
                min_score: float = DEFAULT_MIN_SCORE, classifier: str = "auto", executor: str = "local",
                on_start: Callable[[int], None] | None = None,
-               on_item: Callable[[str, str], None] | None = None) -> FilterReport:
+               on_item: Callable[[str, str], None] | None = None,
+               on_phase: PairProgress | None = None) -> FilterReport:
     """Run the filter stage over the whole workspace (see the module doc); ``on_item(sha256, outcome)`` follows
-    the images as they are checked."""
+    the images as they are checked, ``on_phase(phase, done, total)`` the near-duplicate pairs as they are
+    verified (:data:`~zuhyo.construct.filter.near_duplicates.THUMBNAIL_PHASE`, then
+    :data:`~zuhyo.construct.filter.near_duplicates.SECOND_LOOK_PHASE`)."""
     params = {"min_side": min_side, "min_pixels": min_pixels, "min_score": min_score, "classifier": classifier,
               "executor": executor}
     if classifier not in ("auto", "none"):  # a classifier that cannot run fails now, not after the images
@@ -242,7 +249,7 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
                     raise RuntimeError(f"image {sha} could not be read again for the near-duplicate check")
                 return data
 
-            drops, report.clusters = (near_duplicate_decisions(passed, arrays, min_score, executor, read)
+            drops, report.clusters = (near_duplicate_decisions(passed, arrays, min_score, executor, read, on_phase)
                                       if passed else ({}, 0))
             del arrays
         for f in passed:
