@@ -21,7 +21,7 @@ collected since the last run are hashed and clustered with all the others.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -86,11 +86,24 @@ class FilterReport(BaseModel):
     """What the chart check did, in words (ran with which classifier, or why it was skipped)."""
 
 
-def _history(ws: Workspace) -> tuple[list[FigureRow], dict[int, list[DecisionRow]]]:
+@dataclass(slots=True)
+class _Figure:
+    """What the stage reads of a figure: a full ORM row per figure was 2.8 KB of the driver's memory (138 MiB for
+    50,000 figures; bench/README.md, "Scale"), this is a tenth of that."""
+
+    id: int
+    sha256: str
+    width: int | None
+    height: int | None
+    year: int | None
+    edition: str | None
+
+
+def _history(ws: Workspace) -> tuple[list[_Figure], dict[int, list[DecisionRow]]]:
     with ws.db.read() as s:
-        figures = list(s.scalars(select(FigureRow).order_by(FigureRow.id)))
-        for f in figures:
-            s.expunge(f)
+        columns = (FigureRow.id, FigureRow.sha256, FigureRow.width, FigureRow.height, FigureRow.year,
+                   FigureRow.edition)
+        figures = [_Figure(*row) for row in s.execute(select(*columns).order_by(FigureRow.id))]
         history: dict[int, list[DecisionRow]] = {}
         for d in s.scalars(select(DecisionRow).where(DecisionRow.stage == STAGE).order_by(DecisionRow.id)):
             s.expunge(d)
@@ -128,7 +141,7 @@ def inspect_all(ws: Workspace, shas: list[str], executor: str,
     return out
 
 
-def _best_first(f: FigureRow) -> tuple[Any, ...]:
+def _best_first(f: _Figure) -> tuple[Any, ...]:
     """Sort key: largest first, then latest year, then latest edition, then the first collected."""
     return (-(f.width or 0) * (f.height or 0), -(f.year or 0), _neg_text(f.edition or ""), f.id)
 
@@ -137,7 +150,7 @@ def _neg_text(text: str) -> tuple[int, ...]:
     return tuple(-ord(c) for c in text)
 
 
-def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, min_score: float = DEFAULT_MIN_SCORE,
+def near_duplicate_decisions(figures: list[_Figure], arrays: FeatureArrays, min_score: float = DEFAULT_MIN_SCORE,
                              executor: str | None = None, read: Callable[[str], bytes] | None = None,
                              on_phase: PairProgress | None = None
                              ) -> tuple[dict[int, tuple[str, dict[str, Any]]], int]:
@@ -156,7 +169,7 @@ def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, mi
     images = None if read is None else (lambda i: read(shas[i]))
     pairs = verified_pairs(arrays, candidate_pairs(arrays.descriptors), min_score, executor, images=images,
                            progress=on_phase)
-    members: dict[int, list[FigureRow]] = {}
+    members: dict[int, list[_Figure]] = {}
     for f in sorted(figures, key=_best_first):
         members.setdefault(index[f.sha256], []).append(f)
     best_rank = {i: k for k, i in enumerate(members)}  # images by their best figure, best first
@@ -166,7 +179,7 @@ def near_duplicate_decisions(figures: list[FigureRow], arrays: FeatureArrays, mi
                             min_score)
     drops: dict[int, tuple[str, dict[str, Any]]] = {}
 
-    def drop(f: FigureRow, best: FigureRow, evidence: dict[str, Any]) -> None:
+    def drop(f: _Figure, best: _Figure, evidence: dict[str, Any]) -> None:
         reason = f"near duplicate of figure {best.id}"
         drops[f.id] = (reason, {"of": best.id, "duplicate_of": {"id": best.id, "sha256": best.sha256},
                                 "reason": reason, **evidence})
@@ -228,8 +241,8 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
                 collected.discard()
                 raise
             wanted: dict[int, tuple[str, str, dict[str, Any]]] = {}
-            passed: list[FigureRow] = []
-            errors: list[tuple[FigureRow, str]] = []
+            passed: list[_Figure] = []
+            errors: list[tuple[_Figure, str]] = []
             for f in figures:
                 r = results[f.sha256]
                 if isinstance(r, ItemError):
@@ -272,7 +285,7 @@ def _person(past: list[DecisionRow]) -> bool:
 
 
 def _record(ws: Workspace, wanted: dict[int, tuple[str, str, dict[str, Any]]], history: dict[int, list[DecisionRow]],
-            errors: list[tuple[FigureRow, str]], run_id: int) -> int:
+            errors: list[tuple[_Figure, str]], run_id: int) -> int:
     """Append the decisions that differ from the figures' current ones; record and resolve errors."""
     todo: list[Decision] = []
     for fid, (decision, reason, evidence) in sorted(wanted.items()):
