@@ -128,7 +128,8 @@ def test_thumbnails_are_area_means_composited_on_white() -> None:
 
     from PIL import Image
 
-    from zuhyo.construct.filter.near_duplicates import THUMB, content_box, thumbnail
+    from zuhyo.construct.filter.alignment import content_box
+    from zuhyo.construct.filter.near_duplicates import THUMB, thumbnail
     from zuhyo.images.verify import on_white
 
     chart = Image.open(io.BytesIO(chart_corpus().render_chart(3))).convert("RGB")  # 800x600
@@ -180,7 +181,7 @@ def test_greyscale_and_padded_copies_verify_and_other_data_still_fails() -> None
 
 
 def test_padding_is_trimmed_from_the_thumbnail() -> None:
-    from zuhyo.construct.filter.near_duplicates import THUMB, content_box
+    from zuhyo.construct.filter.alignment import THUMB, content_box
 
     thumb = np.full((THUMB, THUMB, 3), 255, dtype=np.uint8)
     thumb[:10] = thumb[-6:] = (0, 0, 0)  # a black frame, unequal sides
@@ -360,41 +361,107 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"] * 2
 OTHER_PALETTE = ["#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f"] * 2
 
 
-def test_a_screenshot_with_browser_chrome_is_aligned_again_and_merged_and_other_data_is_not() -> None:
-    """The profiles of a copy inside a browser window (a tab bar and an address bar on top, a scroll bar at the
-    right) correlate best with a wrong window; the pair scores just under the bound, is aligned again by ECC
-    and verifies - while the same window around a chart with one bar changed still fails."""
+def _screenshot(png: bytes, dark: bool = False) -> bytes:
+    """``png`` inside a browser window (as bench/hard_corpus_kinds.py draws one): a tab bar and an address bar on
+    top, a thin frame, a scroll bar at the right; JPEG."""
     import io
 
     from PIL import Image, ImageDraw
 
-    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    w, h = im.size
+    bar = 40
+    canvas = Image.new("RGB", (w + 18, h + bar + 4), (40, 42, 48) if dark else (222, 225, 230))
+    canvas.paste(im, (2, bar + 2))
+    draw = ImageDraw.Draw(canvas)
+    for k in range(3):
+        draw.rectangle((8 + k * 130, 3, 130 + k * 130, bar // 2), fill=(70, 72, 80) if dark else (245, 245, 245))
+    draw.rounded_rectangle((60, bar // 2 + 3, w - 60, bar - 4), radius=6, fill=(25, 25, 30) if dark else "white")
+    draw.text((72, bar // 2 + 5), "https://www.example.go.jp/hakusho/figure.html",
+              fill=(200, 200, 200) if dark else (60, 60, 60))
+    draw.rectangle((w + 4, bar + 2 + 60, w + 14, bar + h // 2), fill=(150, 150, 150))
+    return _encoded(canvas, "JPEG", quality=85)
 
-    def screenshot(png: bytes) -> bytes:
-        im = Image.open(io.BytesIO(png)).convert("RGB")
-        w, h = im.size
-        bar = 40
-        canvas = Image.new("RGB", (w + 18, h + bar + 4), (222, 225, 230))
-        canvas.paste(im, (2, bar + 2))
-        draw = ImageDraw.Draw(canvas)
-        for k in range(3):
-            draw.rectangle((8 + k * 130, 3, 130 + k * 130, bar // 2), fill=(245, 245, 245))
-        draw.rounded_rectangle((60, bar // 2 + 3, w - 60, bar - 4), radius=6, fill="white")
-        draw.text((72, bar // 2 + 5), "https://www.example.go.jp/hakusho/figure.html", fill=(60, 60, 60))
-        draw.rectangle((w + 4, bar + 2 + 60, w + 14, bar + h // 2), fill=(150, 150, 150))
-        return _encoded(canvas, "JPEG", quality=85)
+
+def _small(data: bytes) -> np.ndarray:
+    import io
+
+    import cv2
+    from PIL import Image
+
+    from zuhyo.construct.filter.near_duplicates import THUMB
+
+    rgb = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+    return cv2.resize(rgb, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+
+
+def test_a_screenshot_shows_its_page_without_the_chrome_and_a_chart_shows_none() -> None:
+    """The thumbnail of a copy inside a browser window (light or dark) is cut to the page it shows, then to the
+    page's content: the same box as its original's. A chart's own panel of one colour (ggplot's grey axes face),
+    a pie's wedges or a chart with no chrome show no page."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from zuhyo.construct.filter.alignment import figure_box, page_box
+
+    original = _bars(VALUES, PALETTE)
+    for dark in (False, True):
+        small = _small(_screenshot(original, dark))
+        page = page_box(small)
+        assert page is not None
+        top, bottom, left, right = page
+        assert 5 <= top <= 12 and bottom >= 126 and left <= 2 and 122 <= right <= 126  # the pasted image
+        # The page's content is the original's content box (within a pixel of the original's thumbnail scale).
+        t, b, lft, r = figure_box(small)
+        ot, ob, ol, orr = figure_box(_small(original))
+        scale_y, scale_x = (bottom - top) / 128, (right - left) / 128
+        assert abs((t - top) / scale_y - ot) <= 2 and abs((b - top) / scale_y - ob) <= 2
+        assert abs((lft - left) / scale_x - ol) <= 2 and abs((r - left) / scale_x - orr) <= 2
+    with plt.style.context("ggplot"):
+        fig = plt.figure(figsize=(8, 5), dpi=100)
+        fig.add_subplot(111).plot(VALUES, marker="o")
+        ggplot = _png(fig)
+    fig = plt.figure(figsize=(6, 6), dpi=100)
+    fig.add_subplot(111).pie([40, 30, 20, 10])
+    pie = _png(fig)
+    for chart in (original, ggplot, pie):
+        assert page_box(_small(chart)) is None
+
+
+def test_a_screenshot_with_browser_chrome_is_merged_and_other_data_is_not() -> None:
+    """A copy inside a browser window verifies on thumbnails as they are cut (:func:`figure_box`) and passes the
+    second look, while the same window around a chart with one bar changed fails. With the chrome left in the
+    thumbnail (:func:`content_box` alone, as before the page was found) the row and column profiles correlate
+    best with a wrong window; the pair scores just under the bound and lines up only when aligned again by
+    ECC."""
+    import cv2
+
+    from zuhyo.construct.filter.alignment import content_box, prepare
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
 
     original = _bars(VALUES, PALETTE)
     one_bar = _bars([*VALUES[:5], VALUES[5] * 0.75, *VALUES[6:]], PALETTE)
-    images = [original, screenshot(original), screenshot(one_bar)]
+    images = [original, _screenshot(original), _screenshot(one_bar), _screenshot(original, dark=True)]
     arrays = _arrays(images)
-    pairs = np.array([[0, 1], [0, 2]])
-    plain, _ = score_pairs(arrays.thumbs, arrays.prepared, pairs, max_solid=None)
-    refined, _ = score_pairs(arrays.thumbs, arrays.prepared, pairs, max_solid=None, refine_below=DEFAULT_MIN_SCORE)
-    assert plain[0] < DEFAULT_MIN_SCORE <= refined[0]  # only the refined alignment lines the copy up
+    pairs = np.array([[0, 1], [0, 2], [0, 3]])
     scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
     assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
+    assert scores[2] >= DEFAULT_MIN_SCORE and 0 <= regions[2] <= MAX_REGION  # dark chrome too
     assert scores[1] == 0.0  # one bar changed, in the same window: not merged
+
+    def trimmed(data: bytes) -> np.ndarray:
+        small = _small(data)
+        top, bottom, left, right = content_box(small)
+        return cv2.resize(np.ascontiguousarray(small[top:bottom, left:right]), small.shape[:2][::-1],
+                          interpolation=cv2.INTER_AREA)
+
+    both = np.stack([trimmed(images[0]), trimmed(images[1])])
+    plain, _ = score_pairs(both, prepare(both), np.array([[0, 1]]), max_solid=None)
+    refined, _ = score_pairs(both, prepare(both), np.array([[0, 1]]), max_solid=None,
+                             refine_below=DEFAULT_MIN_SCORE)
+    assert plain[0] < DEFAULT_MIN_SCORE <= refined[0]  # only the refined alignment lines the chrome's copy up
 
 
 def test_a_copy_drawn_with_another_palette_is_merged_but_not_one_with_other_data_too() -> None:

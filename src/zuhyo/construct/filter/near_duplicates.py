@@ -5,11 +5,11 @@ A plain perceptual hash cannot do this alone: charts of one kind and style hash 
 pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with precision 0.0006, issue 10
 "Performance"). So, per image (one decode, :func:`image_features`, in the executor's workers):
 
-* a 128x128 colour thumbnail of the image without its uniform borders (:func:`content_box`: a padded or framed
-  copy shows its original's content) - the verification input; colour matters (two pies of one palette differ
-  in hue where their grey levels agree), except that a pair with a grey image is compared on luma (a greyscale
-  copy) - the 64-bit DCT perceptual hash of it (the algorithm of
-  ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses),
+* a 128x128 colour thumbnail of the image without its uniform borders and a screenshot's chrome
+  (:func:`zuhyo.construct.filter.alignment.figure_box`: a padded, framed or screenshotted copy shows its
+  original's content) - the verification input; colour matters (two pies of one palette differ in hue where their
+  grey levels agree), except that a pair with a grey image is compared on luma (a greyscale copy) - the 64-bit
+  DCT perceptual hash of it (the algorithm of ``imagehash.phash``, as :mod:`zuhyo.images.phash` uses),
 * descriptors: the thumbnail's body (the title band at the top left out, so a retitled copy still matches)
   averaged to 12x12 and normalised to zero mean and unit length - of the whole image and of nine crop windows
   (:data:`CROP_WINDOWS`), and
@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from zuhyo.construct.filter.alignment import THUMB, TITLE_BAND, content_box, luma
+from zuhyo.construct.filter.alignment import THUMB, TITLE_BAND, figure_box, luma
 from zuhyo.images.verify import DEFAULT_MAX_PIXELS, PngPixels, decode_untrusted_fast
 
 if TYPE_CHECKING:
@@ -186,7 +186,7 @@ def _opencv_one_thread() -> Iterator[None]:
 
 def _shrink(pixels: np.ndarray) -> np.ndarray:
     """(THUMB, THUMB, channels): ``pixels`` (h, w, 3 or 4 uint8) area-averaged (see :func:`thumbnail`), its
-    uniform borders trimmed (:func:`content_box`)."""
+    uniform borders (:func:`content_box`) and a screenshot's chrome trimmed (:func:`figure_box`)."""
     import cv2
 
     with _opencv_one_thread():
@@ -195,7 +195,7 @@ def _shrink(pixels: np.ndarray) -> np.ndarray:
             pixels = cv2.resize(pixels[:h - h % 2, :w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
             h, w = pixels.shape[:2]
         first = cv2.resize(pixels, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
-        top, bottom, left, right = content_box(first)
+        top, bottom, left, right = figure_box(first)
         if (top, bottom, left, right) == (0, THUMB, 0, THUMB):
             return first
         sy, sx = h / THUMB, w / THUMB

@@ -7,8 +7,8 @@ patch of tens to hundreds of pixels, while a true copy (resized, recompressed, p
 another DPI) differs in scattered pixels and one-pixel seams along re-rasterised edges. So, per pair
 (:func:`largest_region`):
 
-1. each image's content box (its uniform borders trimmed as for the thumbnail,
-   :func:`zuhyo.construct.filter.alignment.content_box`), shrunk (area means) so its long side is at most
+1. each image's content box (its uniform borders and a screenshot's chrome trimmed as for the thumbnail,
+   :func:`zuhyo.construct.filter.alignment.figure_box`), shrunk (area means) so its long side is at most
    :attr:`RegionCheck.max_side` (:func:`content_pixels`, read again from the image's bytes: nothing of this size
    is kept per image); compared on colour, or on luma when either image is grey (a greyscale copy);
 2. both on one grid, the size of the smaller (the coarser image sets the detail both can show); the window of
@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from zuhyo.construct.filter.alignment import THUMB, TITLE_BAND, content_box
+from zuhyo.construct.filter.alignment import THUMB, TITLE_BAND, figure_box
 from zuhyo.images.verify import DEFAULT_MAX_PIXELS, PngPixels, decode_untrusted_fast
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def content(data: bytes, check: RegionCheck = RegionCheck()) -> Content:
 
     px, (full_w, full_h) = _rgb(data, check.max_side)
     h, w = px.shape[:2]
-    top, bottom, left, right = content_box(cv2.resize(px, (THUMB, THUMB), interpolation=cv2.INTER_AREA))
+    top, bottom, left, right = figure_box(cv2.resize(px, (THUMB, THUMB), interpolation=cv2.INTER_AREA))
     sy, sx = h / THUMB, w / THUMB
     box = px[round(top * sy):max(round(bottom * sy), round(top * sy) + 1),
              round(left * sx):max(round(right * sx), round(left * sx) + 1)]
