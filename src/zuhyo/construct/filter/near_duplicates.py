@@ -41,7 +41,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from zuhyo.construct.filter.alignment import THUMB, TITLE_BAND, figure_box, luma
 from zuhyo.images.verify import DEFAULT_MAX_PIXELS, PngPixels, decode_untrusted_fast
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from zuhyo.construct.filter.alignment import Prepared
     from zuhyo.construct.filter.regions import RegionCheck
 
+T = TypeVar("T")
 PairProgress = Callable[[str, int, int], None]
 """``progress(phase, done, total)``: pairs done of a phase of the verification (:data:`THUMBNAIL_PHASE`,
 :data:`SECOND_LOOK_PHASE`), called as chunks finish."""
@@ -335,15 +336,6 @@ def score_pairs(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch
     return scores, solids
 
 
-def scored_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch: int = 256,
-                      max_solid: int | None = MAX_SOLID, refine_below: float | None = None
-                      ) -> tuple[np.ndarray, np.ndarray, Directions]:
-    """:func:`score_pairs` and the :class:`Directions` the scores came from."""
-    scores, solids, forward, affines, mapped = _best_directions(thumbs, prepared, pairs, batch, max_solid,
-                                                                refine_below)
-    return scores, solids, Directions(forward, affines, mapped)
-
-
 @dataclass(frozen=True)
 class Directions:
     """Per pair, how its thumbnails verified best (:func:`score_pairs`): what the second look starts from."""
@@ -358,12 +350,21 @@ class Directions:
     def take(self, index: np.ndarray) -> Directions:
         return Directions(self.forward[index], self.affines[index], self.mapped[index])
 
+    @staticmethod
+    def concatenate(parts: Sequence[Directions]) -> Directions:
+        """The pairs of ``parts`` in order, as one."""
+        import numpy as np
 
-def _best_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch: int = 256,
-                     max_solid: int | None = MAX_SOLID, refine_below: float | None = None
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`score_pairs`, with per pair whether the better direction shows the second image in the first
-    (``True``) or the first in the second, its alignment (m, 2, 3) and whether its colours were mapped."""
+        return Directions(np.concatenate([p.forward for p in parts]), np.concatenate([p.affines for p in parts]),
+                          np.concatenate([p.mapped for p in parts]))
+
+
+def scored_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, batch: int = 256,
+                      max_solid: int | None = MAX_SOLID, refine_below: float | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, Directions]:
+    """:func:`score_pairs` and the :class:`Directions` the scores came from: per pair whether the better
+    direction shows the second image in the first or the first in the second, its alignment and whether its
+    colours were mapped."""
     import numpy as np
 
     from zuhyo.construct.filter.alignment import directed_scores
@@ -385,7 +386,7 @@ def _best_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, 
             forward[s:s + batch] = first
             affines[s:s + batch] = np.where(first[:, None, None], m1, m2)
             mapped[s:s + batch] = np.where(first, c1, c2)
-    return scores, solids, forward, affines, mapped
+    return scores, solids, Directions(forward, affines, mapped)
 
 
 def region_scores(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, images: Sequence[bytes] | ImageSource,
@@ -526,16 +527,21 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
 
         return advance
 
+    def in_one(phase: str, part: np.ndarray, work: Callable[[], T]) -> T:
+        """``work()`` on the pairs ``part`` in this process, reported as one chunk of ``phase``."""
+        advance = follow(phase, [part])
+        result = work()
+        if advance is not None:
+            advance(0, None)
+        return result
+
     thumbs, prepared = arrays.thumbs, arrays.prepared
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     max_solid = None if images is not None else MAX_SOLID
     size = min(chunk, max(64, -(-len(pairs) // 16)))
     if executor is None or len(pairs) <= size:
-        advance = follow(THUMBNAIL_PHASE, [pairs])
-        scores, solids, directions = scored_directions(thumbs, prepared, pairs, max_solid=max_solid,
-                                                       refine_below=min_score)
-        if advance is not None:
-            advance(0, None)
+        scores, solids, directions = in_one(THUMBNAIL_PHASE, pairs, lambda: scored_directions(
+            thumbs, prepared, pairs, max_solid=max_solid, refine_below=min_score))
     else:
         from zuhyo.construct.executor import ItemError, map_items, parse_executor
 
@@ -557,8 +563,7 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
             found.append(result)
         scores = np.concatenate([r[0] for r in found])
         solids = np.concatenate([r[1] for r in found]).astype(np.int64)
-        directions = Directions(*(np.concatenate([getattr(r[2], f) for r in found])
-                                  for f in ("forward", "affines", "mapped")))
+        directions = Directions.concatenate([r[2] for r in found])
     regions = np.full(len(pairs), -1, dtype=np.int64)
     if images is None:
         return scores, solids, regions
@@ -570,10 +575,8 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     todo = np.flatnonzero(scores >= min_score)
     grey = prepared.grey[pairs[:, 0]] | prepared.grey[pairs[:, 1]]
     if executor is None or len(todo) <= region_chunk:
-        advance = follow(SECOND_LOOK_PHASE, [todo])
-        looked = looked_regions(pairs[todo], images, directions.take(todo), grey[todo], thumbs.shape[1])
-        if advance is not None:
-            advance(0, None)
+        looked = in_one(SECOND_LOOK_PHASE, todo, lambda: looked_regions(
+            pairs[todo], images, directions.take(todo), grey[todo], thumbs.shape[1]))
     else:
         from zuhyo.construct.executor import ItemError, map_items
 
