@@ -43,7 +43,7 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
     area = [-(f.width * f.height) for f in feats]
     del feats
     kwargs = {} if neighbours is None else {"neighbours": neighbours}
-    cands = nd.candidate_pairs(arrays.descriptors, **kwargs)
+    cands = nd.near_duplicate_candidates(arrays, **kwargs)
     t2 = time.perf_counter()
     images = datas.__getitem__  # the second look reads each pair's images again
     pairs = nd.verified_pairs(arrays, cands, score, executor=executor, images=images)

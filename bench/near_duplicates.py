@@ -68,7 +68,7 @@ def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[
     from zuhyo.construct.executor import map_items
     from zuhyo.construct.filter.checks import Unreadable
     from zuhyo.construct.filter.feature_store import stack_features
-    from zuhyo.construct.filter.near_duplicates import candidate_pairs, clusters, verified_pairs
+    from zuhyo.construct.filter.near_duplicates import clusters, near_duplicate_candidates, verified_pairs
 
     t0 = time.perf_counter()
     measured = map_items(_inspect_measured, datas, executor=executor)
@@ -82,7 +82,7 @@ def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[
     arrays = stack_features(feats)
     del feats
     t_stack = time.perf_counter()
-    cands = candidate_pairs(arrays.descriptors)
+    cands = near_duplicate_candidates(arrays)
     t2 = time.perf_counter()
     pairs = verified_pairs(arrays, cands, executor=executor)
     t3 = time.perf_counter()

@@ -41,7 +41,8 @@ def stack_features(features: Sequence[ImageFeatures], tmp_dir: Path | None = Non
     prepared = Prepared(stacked("col_profile", (THUMB,)), stacked("row_profile", (THUMB,)),
                         np.array([f.ink for f in features], dtype=np.int64),
                         np.array([f.grey for f in features], dtype=bool))
-    return FeatureArrays(thumbs_array(features, tmp_dir), stacked("descriptors", (windows, DESC * DESC)), prepared)
+    return FeatureArrays(thumbs_array(features, tmp_dir), stacked("descriptors", (windows, DESC * DESC)), prepared,
+                         stacked("edges", (DESC * DESC,)))
 
 
 def thumbs_array(features: Sequence[ImageFeatures], tmp_dir: Path | None = None) -> np.ndarray:
@@ -135,6 +136,7 @@ class FeatureCollector:
 
         self._thumbs = ThumbnailFile(tmp_dir)
         self._desc = np.empty((capacity, 1 + len(CROP_WINDOWS) ** 2, DESC * DESC), dtype=np.float32)
+        self._edges = np.empty((capacity, DESC * DESC), dtype=np.float32)
         self._cols = np.empty((capacity, THUMB), dtype=np.float32)
         self._rows = np.empty((capacity, THUMB), dtype=np.float32)
         self._ink = np.empty(capacity, dtype=np.int64)
@@ -153,11 +155,12 @@ class FeatureCollector:
         if k == len(self._ink):
             raise ValueError(f"more than the {k} images this collector was made for")
         self._desc[k] = np.frombuffer(f.descriptors, dtype=np.float32).reshape(self._desc.shape[1:])
+        self._edges[k] = np.frombuffer(f.edges, dtype=np.float32)
         self._cols[k] = np.frombuffer(f.col_profile, dtype=np.float32)
         self._rows[k] = np.frombuffer(f.row_profile, dtype=np.float32)
         self._ink[k], self._grey[k] = f.ink, f.grey
         self._thumbs.append(f.thumb)
-        return replace(f, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"")
+        return replace(f, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"", edges=b"")
 
     def finish(self) -> FeatureArrays:
         """The arrays of the images added, in order (the thumbnails mapped from their file)."""
@@ -165,7 +168,7 @@ class FeatureCollector:
 
         k = self.count
         prepared = Prepared(self._cols[:k], self._rows[:k], self._ink[:k], self._grey[:k])
-        return FeatureArrays(self._thumbs.finish(), self._desc[:k], prepared)
+        return FeatureArrays(self._thumbs.finish(), self._desc[:k], prepared, self._edges[:k])
 
     def discard(self) -> None:
         """Remove the thumbnails' file (nothing was finished)."""

@@ -103,6 +103,13 @@ DEFAULT_MIN_SCORE = 0.80
 on the hard corpus's tuning split 0.80 rather than 0.86 lets 1 more copy in 95 through and no hard negative
 (bench/README.md). Thumbnails alone (before issue 22's second look) used 0.86: on the 10,000-chart corpus's
 candidates, scores from 0.85 to 0.86 held four look-alikes and no planted copy."""
+EDGE_LEVEL = 40
+"""Largest channel difference between neighbouring pixels of a thumbnail that makes an edge
+(:func:`edge_descriptors`)."""
+EDGE_NEIGHBOURS = 2
+"""Candidates per image by the edges' descriptor too (:func:`near_duplicate_candidates`): on both tuning splits
+of the hard corpus the original of every copy drawn with another colour map is its copy's nearest or second
+nearest by edges, where by the luma descriptors it ranks up to 125th (bench/README.md)."""
 _PCA_DIMS = 32
 
 
@@ -126,6 +133,8 @@ class ImageFeatures:
     """Its body pixels off the background."""
     grey: bool = False
     """It has (almost) no colour (:attr:`Prepared.grey <zuhyo.construct.filter.alignment.Prepared>`)."""
+    edges: bytes = b""
+    """DESC*DESC float32: :func:`edge_descriptors` of the thumbnail."""
 
 
 def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFeatures:
@@ -143,7 +152,8 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
     return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes(),
                          descriptors=descriptors(rgb[None])[0].tobytes(),
                          col_profile=prep.col_profile[0].tobytes(), row_profile=prep.row_profile[0].tobytes(),
-                         ink=int(prep.ink[0]), grey=bool(prep.grey[0]))
+                         ink=int(prep.ink[0]), grey=bool(prep.grey[0]),
+                         edges=edge_descriptors(rgb[None])[0].tobytes())
 
 
 def thumbnail(im: Image | PngPixels) -> np.ndarray:
@@ -214,6 +224,8 @@ class FeatureArrays:
     descriptors: np.ndarray
     """(n, 1 + len(CROP_WINDOWS)**2, DESC*DESC) float32."""
     prepared: Prepared
+    edges: np.ndarray
+    """(n, DESC*DESC) float32: :func:`edge_descriptors`."""
 
 
 def dct_hash(thumb: np.ndarray) -> int:
@@ -267,6 +279,66 @@ def descriptors(thumbs: np.ndarray, batch: int = 500) -> np.ndarray:
     norms = np.linalg.norm(out, axis=2, keepdims=True)
     out /= np.where(norms > 0, norms, 1.0)
     return out
+
+
+def edge_descriptors(thumbs: np.ndarray, batch: int = 500) -> np.ndarray:
+    """(n, DESC*DESC) float32: per thumbnail, where its colour changes - a pixel whose colour differs from its
+    right or lower neighbour's by more than :data:`EDGE_LEVEL` in some channel is an edge - over its body (the
+    title band left out), averaged to DESC x DESC, zero mean, unit length. Unlike the luma :func:`descriptors`
+    it is the same for a chart drawn with another colour map or palette (its areas and their boundaries stay;
+    their grey levels do not). Computed in batches."""
+    import numpy as np
+
+    top = round(TITLE_BAND * THUMB)
+    ry = _area_matrix(0.0, float(THUMB - top), DESC, THUMB - top)
+    rx = _area_matrix(0.0, float(THUMB), DESC, THUMB)
+    out = np.empty((len(thumbs), DESC * DESC), dtype=np.float32)
+    for s in range(0, len(thumbs), batch):
+        t = np.asarray(thumbs[s:s + batch])[:, top:].astype(np.int16)
+        edge = np.zeros(t.shape[:3], dtype=np.float32)
+        edge[:, :, 1:] = np.abs(np.diff(t, axis=2)).max(axis=3) > EDGE_LEVEL
+        edge[:, 1:, :] = np.maximum(edge[:, 1:, :], np.abs(np.diff(t, axis=1)).max(axis=3) > EDGE_LEVEL)
+        out[s:s + batch] = np.matmul(np.matmul(ry, edge), rx.T).reshape(len(t), -1)
+    out -= out.mean(axis=1, keepdims=True)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    out /= np.where(norms > 0, norms, 1.0)
+    return out
+
+
+def near_duplicate_candidates(arrays: FeatureArrays, neighbours: int = DEFAULT_NEIGHBOURS,
+                              edge_neighbours: int = EDGE_NEIGHBOURS) -> np.ndarray:
+    """(m, 2) index pairs i < j, each once: :func:`candidate_pairs` of the luma descriptors (``neighbours`` per
+    image, crop windows and all) and of the edges' descriptors (``edge_neighbours`` per image, whole images
+    only: a copy drawn with another colour map)."""
+    import numpy as np
+
+    pairs = candidate_pairs(arrays.descriptors, neighbours)
+    if edge_neighbours > 0 and len(arrays.edges) > 1:
+        both = np.concatenate([pairs, nearest_pairs(np.asarray(arrays.edges), edge_neighbours)])
+        pairs = np.unique(both, axis=0)
+    return pairs
+
+
+def nearest_pairs(vectors: np.ndarray, neighbours: int) -> np.ndarray:
+    """(m, 2) index pairs i < j, each once: each vector (rows of ``vectors``, unit length) with its
+    ``neighbours`` nearest others, searched exactly in a k-d tree over a PCA projection (``_PCA_DIMS``)."""
+    import numpy as np
+    from scipy.spatial import cKDTree
+
+    n = len(vectors)
+    if n < 2:
+        return np.empty((0, 2), dtype=np.int64)
+    centre = vectors.mean(axis=0)
+    sample = vectors[np.linspace(0, n - 1, min(n, 4000)).astype(np.int64)] - centre
+    _, _, vt = np.linalg.svd(sample, full_matrices=False)
+    projected = (vectors - centre) @ np.ascontiguousarray(vt[:_PCA_DIMS].T)
+    k = min(neighbours + 1, n)  # the nearest is the vector itself
+    _, hit = cKDTree(projected).query(projected, k=k, workers=-1)
+    i = np.repeat(np.arange(n), k)
+    j = np.asarray(hit).reshape(-1)
+    keep = j != i
+    pairs = np.stack([np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])], axis=1)
+    return np.unique(pairs, axis=0)
 
 
 def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,

@@ -184,6 +184,9 @@ class _Grids:
     """``a``'s colour blurred by twice ``blur``, or ``None`` when compared on luma."""
     cb: np.ndarray | None
     """``b``'s colour blurred by twice ``blur``."""
+    known: np.ndarray | None = None
+    """(height x width uint8, 1 or 0) where ``a``'s pixels are known, or ``None`` for everywhere: with its
+    colours mapped (:func:`_recoloured_like`), the pixels of colours the map could not fit."""
 
 
 def _grid_size(pa: np.ndarray, pb: np.ndarray) -> tuple[int, int]:
@@ -193,9 +196,13 @@ def _grid_size(pa: np.ndarray, pb: np.ndarray) -> tuple[int, int]:
     return max(16, round(lb_shape[1] * f)), max(16, round(lb_shape[0] * f))
 
 
-def _grids(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool) -> _Grids:
-    """Both on the grid of the smaller (the coarser image sets the detail both can show)."""
+def _grids(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool,
+           known: np.ndarray | None = None) -> _Grids:
+    """Both on the grid of the smaller (the coarser image sets the detail both can show); ``known`` (``pa``'s
+    shape, uint8 1 or 0; see :attr:`_Grids.known`) on the grid too, a grid pixel known only where all of
+    ``pa``'s under it are."""
     import cv2
+    import numpy as np
 
     size = _grid_size(pa, pb)
     ra = cv2.resize(pa, size, interpolation=cv2.INTER_AREA)
@@ -207,8 +214,11 @@ def _grids(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool) -> _G
     if not grey:
         ca = cv2.GaussianBlur(_fine(ra), (0, 0), 2 * check.blur)
         cb = cv2.GaussianBlur(_fine(rb), (0, 0), 2 * check.blur)
+    on_grid = None
+    if known is not None:
+        on_grid = (cv2.resize(known.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999).view(np.uint8)
     return _Grids(ga, gb, cv2.GaussianBlur(_fine(ga), (0, 0), check.blur),
-                  cv2.GaussianBlur(_fine(gb), (0, 0), check.blur), ca, cb)
+                  cv2.GaussianBlur(_fine(gb), (0, 0), check.blur), ca, cb, on_grid)
 
 
 def _fine(px: np.ndarray) -> np.ndarray:
@@ -253,7 +263,8 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 
 
     height, width = g.gb.shape
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-    inside = cv2.warpAffine(np.ones((height, width), np.uint8), affine, (width, height),
+    known = np.ones((height, width), np.uint8) if g.known is None else g.known
+    inside = cv2.warpAffine(known, affine, (width, height),
                             flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
                             borderValue=0)
 
@@ -356,20 +367,27 @@ def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], t
     return int(cv2.countNonZero(inner)) <= limit
 
 
-def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: tuple[int, int]
+                     ) -> tuple[np.ndarray, np.ndarray | None]:
     """``pa`` with its colours mapped to those ``pb`` shows in their place, both on the grid of ``size`` with
-    ``affine`` from ``pb``'s to ``pa``'s (:func:`zuhyo.construct.filter.alignment.colour_map`); ``pa`` as it
-    is when the map does not move most of its ink."""
+    ``affine`` from ``pb``'s to ``pa``'s (:func:`zuhyo.construct.filter.alignment.colour_map`), and where it is
+    known (uint8, ``pa``'s shape): not where its colour has no place in the map - the blends of antialiased
+    text, grid lines and edges over each area's colour, which a map fitted on areas of one colour cannot
+    recolour (on the tuning splits they made the regions of copies drawn with another colour map); ``pa`` as it
+    is (everywhere known: ``None``) when the map does not move most of its ink."""
     import cv2
+    import numpy as np
 
-    from zuhyo.construct.filter.alignment import colour_map, palette_changed, recoloured
+    from zuhyo.construct.filter.alignment import _colour_bins, colour_map, palette_changed, recoloured
 
     ra = cv2.resize(pa, size, interpolation=cv2.INTER_AREA)
     rb = cv2.resize(pb, size, interpolation=cv2.INTER_AREA)
     window = cv2.warpAffine(ra, affine, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                             borderMode=cv2.BORDER_REPLICATE)
     table = colour_map(window, rb)
-    return recoloured(pa, table) if palette_changed(window, table) else pa
+    if not palette_changed(window, table):
+        return pa, None
+    return recoloured(pa, table), (~np.isnan(table[_colour_bins(pa), 0])).view(np.uint8)
 
 
 def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thumb: int,
@@ -398,9 +416,10 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     scales ``b`` by (each image's own pixels to the grid, and the grid to ``a``'s)."""
     width, height = _grid_size(pa, pb)
     affine = _grid_affine(thumb_affine, width, height, thumb)
+    known = None
     if recolour and not grey:
-        pa = _recoloured_like(pa, pb, affine, (width, height))
-    g = _grids(pa, pb, check, grey)
+        pa, known = _recoloured_like(pa, pb, affine, (width, height))
+    g = _grids(pa, pb, check, grey, known)
     if limit is not None:
         first = _region(g, affine, check)
         if first <= limit:

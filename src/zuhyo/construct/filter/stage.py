@@ -43,8 +43,8 @@ from zuhyo.construct.filter.near_duplicates import (
     FeatureArrays,
     ImageFeatures,
     PairProgress,
-    candidate_pairs,
     descriptor_distance,
+    near_duplicate_candidates,
     verified_pairs,
     verify_scores,
 )
@@ -167,7 +167,7 @@ def near_duplicate_decisions(figures: list[_Figure], arrays: FeatureArrays, min_
     if len(arrays.descriptors) != len(shas):
         raise ValueError(f"features of {len(arrays.descriptors)} images for {len(shas)}")
     images = None if read is None else (lambda i: read(shas[i]))
-    pairs = verified_pairs(arrays, candidate_pairs(arrays.descriptors), min_score, executor, images=images,
+    pairs = verified_pairs(arrays, near_duplicate_candidates(arrays), min_score, executor, images=images,
                            progress=on_phase)
     members: dict[int, list[_Figure]] = {}
     for f in sorted(figures, key=_best_first):
@@ -233,7 +233,7 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
             def keep(r: ImageFeatures) -> ImageFeatures:
                 if resolution_problem(r.width, r.height, min_side, min_pixels) is None:
                     return collected.add(r)
-                return replace(r, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"")
+                return replace(r, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"", edges=b"")
 
             try:
                 results = dict(zip(shas, inspect_all(ws, shas, executor, on_item, keep), strict=True))
