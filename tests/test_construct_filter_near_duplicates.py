@@ -488,6 +488,67 @@ def test_a_copy_drawn_with_another_palette_is_merged_but_not_one_with_other_data
     assert not palette_changed(thumbs[0], colour_map(thumbs[0], thumbs[3]))
 
 
+def _pie(shares: list[float], colours: list[str]) -> bytes:
+    """A pie of ``shares`` with its percentages printed on the wedges (black, antialiased) and labels round it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(9, 5), dpi=100)
+    fig.add_subplot(111).pie(shares, colors=colours, labels=[f"S{k}" for k in range(len(shares))],
+                             autopct="%1.0f%%")
+    fig.suptitle("Emissions (2004)")
+    return _png(fig)
+
+
+SHARES = [30.0, 14.0, 14.0, 6.0, 13.0, 23.0]
+PIE_PALETTE = ["#377eb8", "#e41a1c", "#a65628", "#ff7f00", "#984ea3", "#4daf4a"]
+PIE_PASTEL = ["#a6cee3", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99", "#b2df8a"]
+
+
+def test_a_pie_drawn_with_another_palette_is_a_candidate_by_its_edges_and_merged() -> None:
+    """Drawn again with another palette, a pie's grey levels change (its luma descriptor with them) but not
+    where its colours change: by the edges' descriptor the copy's nearest image is its original among pies of
+    its template with other data. At the second look its colours are mapped to the original's, and the
+    antialiased percentages printed on the wedges (blends of black over each wedge's colour, which the map
+    fitted on areas cannot recolour) are left out - the copy is merged; one wedge of other data is not."""
+    from zuhyo.construct.filter.near_duplicates import (
+        MAX_REGION,
+        near_duplicate_candidates,
+        nearest_pairs,
+        verify_scores,
+    )
+
+    others = [[30.0, 14.0, 14.0, 6.0 + k, 13.0, 23.0 - k] for k in (4, 8, 12)]
+    images = [_pie(SHARES, PIE_PALETTE), _pie(SHARES, PIE_PASTEL), *(_pie(o, PIE_PALETTE) for o in others),
+              _pie([30.0, 14.0, 14.0, 14.0, 13.0, 15.0], PIE_PASTEL)]
+    arrays = _arrays(images)
+    edges = np.asarray(arrays.edges)
+    assert edges.shape == (len(images), 144) and np.allclose(np.linalg.norm(edges, axis=1), 1, atol=1e-5)
+    by_edges = edges[1] @ edges.T
+    by_edges[1] = -2
+    assert int(np.argmax(by_edges)) == 0  # the copy's nearest by edges: its original
+    assert [0, 1] in nearest_pairs(edges, 1).tolist()
+    assert [0, 1] in near_duplicate_candidates(arrays, neighbours=1).tolist()
+    pairs = np.array([[0, 1], [0, 5]])
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
+    assert scores[1] == 0.0  # another palette and one wedge of other data: not merged
+
+
+def test_nearest_pairs_are_each_vector_with_its_nearest_others_once() -> None:
+    from zuhyo.construct.filter.near_duplicates import nearest_pairs
+
+    vectors = np.array([[1.0, 0.0], [0.99, 0.141], [0.0, 1.0], [0.141, 0.99], [-1.0, 0.0]])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    # 0 and 1 nearest each other, 2 and 3 too; 4 (opposite 0) lies nearest 2
+    assert nearest_pairs(vectors, 1).tolist() == [[0, 1], [2, 3], [2, 4]]
+    two = nearest_pairs(vectors, 2)
+    assert all(i < j for i, j in two.tolist()) and len({tuple(p) for p in two.tolist()}) == len(two)
+    assert nearest_pairs(vectors[:1], 3).shape == (0, 2)
+
+
 def test_a_chart_drawn_again_at_another_figure_size_is_merged_but_not_one_with_a_bar_changed_too() -> None:
     """Drawn again 15 % larger (the same DPI), a chart's text keeps its size in pixels while its axes scale: no one
     alignment lines up both, and the labels' regions exceed the limit. Each is looked at again as text of one size
