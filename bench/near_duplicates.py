@@ -82,9 +82,9 @@ def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[
     arrays = stack_features(feats)
     del feats
     t_stack = time.perf_counter()
-    cands = near_duplicate_candidates(arrays)
+    cands, by_edges = near_duplicate_candidates(arrays)
     t2 = time.perf_counter()
-    pairs = verified_pairs(arrays, cands, executor=executor)
+    pairs = verified_pairs(arrays, cands, executor=executor, mapped_only=by_edges)
     t3 = time.perf_counter()
     groups = clusters(len(datas), pairs)
     t4 = time.perf_counter()
