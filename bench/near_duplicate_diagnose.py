@@ -26,7 +26,7 @@ def diagnose(corpus: Path, n: int | None) -> list[dict[str, Any]]:
     datas = [(corpus / e["file"]).read_bytes() for e in items]
     feats = map_items(nd.image_features, datas, executor="local")
     arrays = stack_features(feats)
-    cands = {tuple(p) for p in nd.near_duplicate_candidates(arrays)[0].tolist()}
+    cands = {tuple(p) for p in nd.near_duplicate_candidates(arrays).tolist()}
     planted = [(i, e["original"]) for i, e in enumerate(items) if e["role"] != "original"]
     pairs = np.array([(min(a, b), max(a, b)) for a, b in planted], dtype=np.int64)
     scores, solids = nd.score_pairs(arrays.thumbs, arrays.prepared, pairs, max_solid=None,

@@ -43,10 +43,10 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
     area = [-(f.width * f.height) for f in feats]
     del feats
     kwargs = {} if neighbours is None else {"neighbours": neighbours}
-    cands, by_edges = nd.near_duplicate_candidates(arrays, **kwargs)
+    cands = nd.near_duplicate_candidates(arrays, **kwargs)
     t2 = time.perf_counter()
     images = datas.__getitem__  # the second look reads each pair's images again
-    pairs = nd.verified_pairs(arrays, cands, score, executor=executor, images=images, mapped_only=by_edges)
+    pairs = nd.verified_pairs(arrays, cands, score, executor=executor, images=images)
     t3 = time.perf_counter()
     order = sorted(range(len(area)), key=lambda i: (area[i], i))
     rank = [0] * len(area)

@@ -82,9 +82,9 @@ def run_zuhyo(datas: list[bytes], executor: str) -> tuple[list[list[int]], dict[
     arrays = stack_features(feats)
     del feats
     t_stack = time.perf_counter()
-    cands, by_edges = near_duplicate_candidates(arrays)
+    cands = near_duplicate_candidates(arrays)
     t2 = time.perf_counter()
-    pairs = verified_pairs(arrays, cands, executor=executor, mapped_only=by_edges)
+    pairs = verified_pairs(arrays, cands, executor=executor)
     t3 = time.perf_counter()
     groups = clusters(len(datas), pairs)
     t4 = time.perf_counter()

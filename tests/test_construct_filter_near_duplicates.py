@@ -513,10 +513,6 @@ def test_a_pie_drawn_with_another_palette_is_a_candidate_by_its_edges_and_merged
     its template with other data. At the second look its colours are mapped to the original's, and the
     antialiased percentages printed on the wedges (blends of black over each wedge's colour, which the map
     fitted on areas cannot recolour) are left out - the copy is merged; one wedge of other data is not."""
-    import io
-
-    from PIL import Image
-
     from zuhyo.construct.filter.near_duplicates import (
         MAX_REGION,
         near_duplicate_candidates,
@@ -527,7 +523,6 @@ def test_a_pie_drawn_with_another_palette_is_a_candidate_by_its_edges_and_merged
     others = [[30.0, 14.0, 14.0, 6.0 + k, 13.0, 23.0 - k] for k in (4, 8, 12)]
     images = [_pie(SHARES, PIE_PALETTE), _pie(SHARES, PIE_PASTEL), *(_pie(o, PIE_PALETTE) for o in others),
               _pie([30.0, 14.0, 14.0, 14.0, 13.0, 15.0], PIE_PASTEL)]
-    images.append(_encoded(Image.open(io.BytesIO(images[0])).convert("RGB"), "JPEG", quality=70))
     arrays = _arrays(images)
     edges = np.asarray(arrays.edges)
     assert edges.shape == (len(images), 144) and np.allclose(np.linalg.norm(edges, axis=1), 1, atol=1e-5)
@@ -535,17 +530,11 @@ def test_a_pie_drawn_with_another_palette_is_a_candidate_by_its_edges_and_merged
     by_edges[1] = -2
     assert int(np.argmax(by_edges)) == 0  # the copy's nearest by edges: its original
     assert [0, 1] in nearest_pairs(edges, 1).tolist()
-    assert [0, 1] in near_duplicate_candidates(arrays, neighbours=1)[0].tolist()
-    pairs = np.array([[0, 1], [0, 5], [0, 6]])
+    assert [0, 1] in near_duplicate_candidates(arrays, neighbours=1).tolist()
+    pairs = np.array([[0, 1], [0, 5]])
     scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
     assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
     assert scores[1] == 0.0  # another palette and one wedge of other data: not merged
-    assert scores[2] >= DEFAULT_MIN_SCORE  # the same palette, recompressed
-    # Found by the edges alone, a pair verifies only with its colours mapped: the recoloured copy does, the
-    # recompressed one (which the luma descriptors find) not.
-    flagged, _, _ = verify_scores(arrays, pairs, images=images.__getitem__,
-                                  mapped_only=np.array([True, True, True]))
-    assert flagged[0] == scores[0] and flagged[2] == 0.0
 
 
 def test_nearest_pairs_are_each_vector_with_its_nearest_others_once() -> None:

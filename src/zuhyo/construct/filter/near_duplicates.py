@@ -306,21 +306,17 @@ def edge_descriptors(thumbs: np.ndarray, batch: int = 500) -> np.ndarray:
 
 
 def near_duplicate_candidates(arrays: FeatureArrays, neighbours: int = DEFAULT_NEIGHBOURS,
-                              edge_neighbours: int = EDGE_NEIGHBOURS) -> tuple[np.ndarray, np.ndarray]:
-    """(m, 2) index pairs i < j, each once - :func:`candidate_pairs` of the luma descriptors (``neighbours`` per
-    image, crop windows and all) and :func:`nearest_pairs` of the edges' descriptors (``edge_neighbours`` per
-    image: a copy drawn with another colour map) - and (m,) bool: the pair was found by the edges alone. Such a
-    pair is for a copy whose colours changed, so it verifies only with its colours mapped (:func:`verify_scores`'
-    ``mapped_only``): on the first 2,000 images of the scale corpus (look-alike charts of one template) the
-    edges alone added 655 pairs to the second looks (+23 %), none of them matched with colours mapped."""
+                              edge_neighbours: int = EDGE_NEIGHBOURS) -> np.ndarray:
+    """(m, 2) index pairs i < j, each once: :func:`candidate_pairs` of the luma descriptors (``neighbours`` per
+    image, crop windows and all) and of the edges' descriptors (``edge_neighbours`` per image, whole images
+    only: a copy drawn with another colour map)."""
     import numpy as np
 
     pairs = candidate_pairs(arrays.descriptors, neighbours)
-    if edge_neighbours <= 0 or len(arrays.edges) < 2:
-        return pairs, np.zeros(len(pairs), dtype=bool)
-    by_edges = nearest_pairs(np.asarray(arrays.edges), edge_neighbours)
-    found, first = np.unique(np.concatenate([pairs, by_edges]), axis=0, return_index=True)
-    return found, first >= len(pairs)
+    if edge_neighbours > 0 and len(arrays.edges) > 1:
+        both = np.concatenate([pairs, nearest_pairs(np.asarray(arrays.edges), edge_neighbours)])
+        pairs = np.unique(both, axis=0)
+    return pairs
 
 
 def nearest_pairs(vectors: np.ndarray, neighbours: int) -> np.ndarray:
@@ -571,8 +567,8 @@ def _region_chunk(item: _RegionChunk) -> list[int]:
 
 def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = DEFAULT_MIN_SCORE,
                   images: ImageSource | None = None, executor: str | None = None, chunk: int = 1024,
-                  region_chunk: int = 48, progress: PairProgress | None = None,
-                  mapped_only: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  region_chunk: int = 48, progress: PairProgress | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(score, solid, region) of each pair; a pair is a near duplicate when its score reaches ``min_score``.
 
     With ``images`` (the bytes of image ``i``), the thumbnail score is not gated by its solid difference; each
@@ -586,9 +582,7 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     chunks in flight, so the driver holds few images' bytes at once; one pool for each). Local workers read the
     thumbnails from ``arrays.thumbs``' file when it is a memory map
     (:class:`zuhyo.construct.filter.feature_store.ThumbnailFile`); otherwise each chunk carries the thumbnails it
-    needs. ``progress`` follows the pairs of each phase as their chunks finish. A pair flagged in ``mapped_only``
-    ((m,) bool: :func:`near_duplicate_candidates`' pairs found by the edges alone) scores 0 unless its
-    thumbnails matched with their colours mapped."""
+    needs. ``progress`` follows the pairs of each phase as their chunks finish."""
     import numpy as np
 
     def follow(phase: str, parts: Sequence[np.ndarray]) -> Callable[[int, object], None] | None:
@@ -642,8 +636,6 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
         scores = np.concatenate([r[0] for r in found])
         solids = np.concatenate([r[1] for r in found]).astype(np.int64)
         directions = Directions.concatenate([r[2] for r in found])
-    if mapped_only is not None:
-        scores = np.where(np.asarray(mapped_only, dtype=bool) & ~directions.mapped, 0.0, scores)
     regions = np.full(len(pairs), -1, dtype=np.int64)
     if images is None:
         return scores, solids, regions
@@ -681,16 +673,13 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
 
 def verified_pairs(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = DEFAULT_MIN_SCORE,
                    executor: str | None = None, chunk: int = 1024,
-                   images: ImageSource | None = None, progress: PairProgress | None = None,
-                   mapped_only: np.ndarray | None = None) -> list[PairEvidence]:
+                   images: ImageSource | None = None, progress: PairProgress | None = None) -> list[PairEvidence]:
     """The candidate pairs that verify (:func:`verify_scores`: with ``images``, the thumbnail score reaches
-    ``min_score`` and the second look finds no region over MAX_REGION; ``mapped_only`` as there), with their
-    evidence."""
+    ``min_score`` and the second look finds no region over MAX_REGION), with their evidence."""
     import numpy as np
 
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    scores, solids, regions = verify_scores(arrays, pairs, min_score, images, executor, chunk, progress=progress,
-                                            mapped_only=mapped_only)
+    scores, solids, regions = verify_scores(arrays, pairs, min_score, images, executor, chunk, progress=progress)
     keep = np.flatnonzero((scores >= min_score) & (regions <= MAX_REGION))
     desc = arrays.descriptors
     return [PairEvidence(int(pairs[k, 0]), int(pairs[k, 1]), round(descriptor_distance(desc, *pairs[k]), 4),

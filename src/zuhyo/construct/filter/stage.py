@@ -167,9 +167,8 @@ def near_duplicate_decisions(figures: list[_Figure], arrays: FeatureArrays, min_
     if len(arrays.descriptors) != len(shas):
         raise ValueError(f"features of {len(arrays.descriptors)} images for {len(shas)}")
     images = None if read is None else (lambda i: read(shas[i]))
-    candidates, by_edges = near_duplicate_candidates(arrays)
-    pairs = verified_pairs(arrays, candidates, min_score, executor, images=images, progress=on_phase,
-                           mapped_only=by_edges)
+    pairs = verified_pairs(arrays, near_duplicate_candidates(arrays), min_score, executor, images=images,
+                           progress=on_phase)
     members: dict[int, list[_Figure]] = {}
     for f in sorted(figures, key=_best_first):
         members.setdefault(index[f.sha256], []).append(f)
