@@ -504,11 +504,11 @@ def page_box(thumb: np.ndarray, level: int = 12, inset: float = 0.04, touch: flo
     code = (((rgb[:, :, 0] >> 4).astype(np.uint16) << 8) | ((rgb[:, :, 1] >> 4).astype(np.uint16) << 4)
             | (rgb[:, :, 2] >> 4))
     counts = np.bincount(code.ravel(), minlength=4096)
-    for mode in np.argsort(counts)[::-1][:colours]:
+    commonest = np.argpartition(counts, -colours)[-colours:]
+    for mode in commonest[np.argsort(counts[commonest])[::-1]]:
         if counts[mode] < 0.1 * h * w:
             break
-        chosen = code == mode
-        colour = np.array([rgb[:, :, c][chosen].mean() for c in range(3)])
+        colour = np.array(cv2.mean(rgb, mask=(code == mode).astype(np.uint8))[:3])
         mask = cv2.inRange(rgb, np.clip(colour - level, 0, 255).astype(np.uint8),
                            np.clip(colour + level, 0, 255).astype(np.uint8))
         found, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)

@@ -281,24 +281,30 @@ def descriptors(thumbs: np.ndarray, batch: int = 500) -> np.ndarray:
     return out
 
 
-def edge_descriptors(thumbs: np.ndarray, batch: int = 500) -> np.ndarray:
+def edge_descriptors(thumbs: np.ndarray) -> np.ndarray:
     """(n, DESC*DESC) float32: per thumbnail, where its colour changes - a pixel whose colour differs from its
     right or lower neighbour's by more than :data:`EDGE_LEVEL` in some channel is an edge - over its body (the
     title band left out), averaged to DESC x DESC, zero mean, unit length. Unlike the luma :func:`descriptors`
     it is the same for a chart drawn with another colour map or palette (its areas and their boundaries stay;
-    their grey levels do not). Computed in batches."""
+    their grey levels do not)."""
+    import cv2
     import numpy as np
 
     top = round(TITLE_BAND * THUMB)
     ry = _area_matrix(0.0, float(THUMB - top), DESC, THUMB - top)
     rx = _area_matrix(0.0, float(THUMB), DESC, THUMB)
     out = np.empty((len(thumbs), DESC * DESC), dtype=np.float32)
-    for s in range(0, len(thumbs), batch):
-        t = np.asarray(thumbs[s:s + batch])[:, top:].astype(np.int16)
-        edge = np.zeros(t.shape[:3], dtype=np.float32)
-        edge[:, :, 1:] = np.abs(np.diff(t, axis=2)).max(axis=3) > EDGE_LEVEL
-        edge[:, 1:, :] = np.maximum(edge[:, 1:, :], np.abs(np.diff(t, axis=1)).max(axis=3) > EDGE_LEVEL)
-        out[s:s + batch] = np.matmul(np.matmul(ry, edge), rx.T).reshape(len(t), -1)
+    def largest(diff: np.ndarray) -> np.ndarray:  # over the channels (numpy's max over an axis of 3 is slow)
+        r, g, b = cv2.split(diff)
+        return np.asarray(cv2.max(cv2.max(r, g), b))
+
+    edge = np.zeros((THUMB - top, THUMB), dtype=np.float32)
+    for k in range(len(thumbs)):  # one thumbnail at a time with OpenCV: ~10x faster than numpy over a batch
+        t = np.ascontiguousarray(thumbs[k][top:])
+        edge[:] = 0
+        edge[:, 1:] = largest(cv2.absdiff(t[:, 1:], t[:, :-1])) > EDGE_LEVEL
+        edge[1:] = np.maximum(edge[1:], largest(cv2.absdiff(t[1:], t[:-1])) > EDGE_LEVEL)
+        out[k] = (ry @ edge @ rx.T).reshape(-1)
     out -= out.mean(axis=1, keepdims=True)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     out /= np.where(norms > 0, norms, 1.0)
