@@ -71,6 +71,52 @@ def test_local_streams_a_generator_with_a_bounded_number_of_tasks_in_flight() ->
         map_items(sqrt_and_pid, [1.0], in_flight=0)
 
 
+def first_slowly(x: float) -> float:
+    """sqrt, the first item a while later than the rest: the later chunks finish first."""
+    import time
+
+    if x == 0.0:
+        time.sleep(1.0)
+    return math.sqrt(x)
+
+
+def _kept_in_order(executor: str, in_flight: int, chunksize: int, out_of_order: bool) -> None:
+    """``keep`` is called once per item, in index order although the items finish out of order, and the map
+    returns what it returned; no more whole results wait for an earlier one than the tasks in flight hold."""
+    done = 0
+    calls: list[int] = []
+    most_waiting = 0
+    first_kept_after = -1
+
+    def progress(_i: int, _r: object) -> None:
+        nonlocal done
+        done += 1
+
+    def keep(index: int, result: object) -> tuple[int, object]:
+        nonlocal most_waiting, first_kept_after
+        if index == 0:
+            first_kept_after = done
+        calls.append(index)
+        most_waiting = max(most_waiting, done - len(calls))
+        return index, result
+
+    items = [0.0, *(float(v) for v in range(1, 48))]
+    out = map_items(first_slowly, iter(items), executor=executor, progress=progress, chunksize=chunksize,
+                    in_flight=in_flight, keep=keep)
+    assert calls == list(range(48))
+    assert out == [(i, math.sqrt(v)) for i, v in enumerate(items)]
+    if out_of_order:
+        assert first_kept_after > chunksize  # later chunks finished first, and waited for the first
+    assert most_waiting <= in_flight * chunksize
+
+
+def test_keep_sees_each_result_in_order_as_soon_as_the_earlier_ones_are_in() -> None:
+    _kept_in_order("local", in_flight=4, chunksize=3, out_of_order=(os.cpu_count() or 1) > 1)
+    out = map_items(sqrt_and_pid, [4.0, 9.0], keep=lambda i, r: (i, r[0]))  # a handful, in-process
+    assert out == [(0, 2.0), (1, 3.0)]
+    assert map_items(sqrt_and_pid, [float(v) for v in range(20)], keep=lambda i, r: i) == list(range(20))
+
+
 def test_executor_specs() -> None:
     assert parse_executor("local") == ("local", None)
     assert parse_executor("ray") == ("ray", None)
@@ -113,6 +159,10 @@ def test_ray_keeps_order_runs_on_ray_workers_and_returns_errors_as_values(local_
 
 def test_ray_streams_a_generator_with_a_bounded_number_of_tasks_in_flight(local_ray: object) -> None:
     _streamed_map("ray", in_flight=2, chunksize=4)
+
+
+def test_ray_keeps_each_result_in_order_as_soon_as_the_earlier_ones_are_in(local_ray: object) -> None:
+    _kept_in_order("ray", in_flight=4, chunksize=3, out_of_order=False)  # Ray's workers may start one by one
 
 
 def test_chart_features_on_ray_equal_the_local_ones(local_ray: object) -> None:

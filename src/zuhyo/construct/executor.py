@@ -51,7 +51,7 @@ def parse_executor(spec: str) -> tuple[str, str | None]:
 
 def map_items(fn: Callable[[Any], Any], items: Iterable[Any], *, executor: str = "local",
               progress: Callable[[int, Any], None] | None = None, chunksize: int | None = None,
-              in_flight: int | None = None) -> list[Any]:
+              in_flight: int | None = None, keep: Callable[[int, Any], Any] | None = None) -> list[Any]:
     """``[fn(x) for x in items]`` on the chosen executor, in order; a raising item gives an :class:`ItemError`.
 
     ``progress(index, result)`` is called in the driver as each item finishes (in completion order).
@@ -61,40 +61,82 @@ def map_items(fn: Callable[[Any], Any], items: Iterable[Any], *, executor: str =
     bytes when asked) only as tasks finish, at most ``in_flight`` tasks (of ``chunksize`` items, default 1)
     submitted and not yet done: one pool for the whole map, with the driver holding a bounded number of items -
     where a map per group of items would start a pool per group and wait for each group's slowest task.
+
+    With ``keep`` the map returns ``keep(index, result)`` for each item instead of its result, called in the
+    driver in index order as soon as the results of every earlier item are in: the driver holds whole results
+    only until then (with ``in_flight``, about that many tasks' worth), e.g. features whose large parts
+    ``keep`` writes to a file in order.
     """
     kind, address = parse_executor(executor)
+    out = _Results(keep)
     if in_flight is not None:
         if in_flight < 1:
             raise ValueError(f"in_flight must be at least 1, not {in_flight}")
-        return _map_streamed(fn, iter(items), kind, address, progress, chunksize or 1, in_flight)
+        return _map_streamed(fn, iter(items), kind, address, progress, chunksize or 1, in_flight, out)
     items = list(items)
     if not items:
         return []
     if kind == "ray":
-        return _map_ray(fn, _chunks(items, _ray_workers(address), chunksize), progress, len(items), address)
+        return _map_ray(fn, _chunks(items, _ray_workers(address), chunksize), progress, len(items), address, out)
     workers = os.cpu_count() or 1
     if workers == 1 or len(items) < IN_PROCESS_BELOW:
-        return _map_in_process(fn, enumerate(items), progress)
+        return _map_in_process(fn, enumerate(items), progress, out)
     chunks = _chunks(items, workers, chunksize)
     try:
-        return _map_local(fn, iter(chunks), min(workers, len(chunks)), progress, len(chunks), len(items))
+        return _map_local(fn, iter(chunks), min(workers, len(chunks)), progress, len(chunks), out)
     finally:
         release_freed_memory()
 
 
+class _Results:
+    """A map's results by index; with ``keep``, each result passed through it in index order as soon as every
+    earlier one is in (those still waiting are the only whole results held)."""
+
+    def __init__(self, keep: Callable[[int, Any], Any] | None) -> None:
+        self.values: list[Any] = []
+        self._keep = keep
+        self._next = 0
+        self._waiting: dict[int, Any] = {}
+
+    def reserve(self, size: int) -> None:
+        """Room for the results of the first ``size`` items."""
+        if len(self.values) < size:
+            self.values.extend([None] * (size - len(self.values)))
+
+    @property
+    def waiting(self) -> int:
+        """Results held whole until an earlier one is in."""
+        return len(self._waiting)
+
+    def full(self, in_flight: int, chunk: int) -> bool:
+        """Whether no more may be submitted: ``in_flight`` chunks' worth of results wait for an earlier one
+        (the tasks in flight alone do not bound them: while the earliest runs, the later ones finish)."""
+        return self.waiting >= in_flight * chunk
+
+    def put(self, index: int, result: Any) -> None:
+        self.reserve(index + 1)
+        if self._keep is None:
+            self.values[index] = result
+            return
+        self._waiting[index] = result
+        while self._next in self._waiting:
+            self.values[self._next] = self._keep(self._next, self._waiting.pop(self._next))
+            self._next += 1
+
+
 def _map_in_process(fn: Callable[[Any], Any], items: Iterable[tuple[int, Any]],
-                    progress: Callable[[int, Any], None] | None) -> list[Any]:
-    out = []
+                    progress: Callable[[int, Any], None] | None, out: _Results) -> list[Any]:
     for i, x in items:
         r = _call(fn, i, x)
-        out.append(r)
         if progress is not None:
             progress(i, r)
-    return out
+        out.put(i, r)
+    return out.values
 
 
 def _map_streamed(fn: Callable[[Any], Any], items: Iterator[Any], kind: str, address: str | None,
-                  progress: Callable[[int, Any], None] | None, chunksize: int, in_flight: int) -> list[Any]:
+                  progress: Callable[[int, Any], None] | None, chunksize: int, in_flight: int,
+                  out: _Results) -> list[Any]:
     """:func:`map_items` with ``in_flight``: chunks cut from ``items`` as they are needed."""
     import itertools
 
@@ -103,12 +145,12 @@ def _map_streamed(fn: Callable[[Any], Any], items: Iterator[Any], kind: str, add
         return []
     rest = itertools.chain(first, items)
     if kind == "ray":
-        return _map_ray(fn, _lazy_chunks(rest, chunksize), progress, in_flight, address)
+        return _map_ray(fn, _lazy_chunks(rest, chunksize), progress, in_flight, address, out)
     workers = os.cpu_count() or 1
     if workers == 1 or len(first) < IN_PROCESS_BELOW:  # the whole map is that handful
-        return _map_in_process(fn, enumerate(rest), progress)
+        return _map_in_process(fn, enumerate(rest), progress, out)
     try:
-        return _map_local(fn, _lazy_chunks(rest, chunksize), workers, progress, in_flight, None)
+        return _map_local(fn, _lazy_chunks(rest, chunksize), workers, progress, in_flight, out)
     finally:
         release_freed_memory()
 
@@ -198,31 +240,31 @@ def _chunks(items: list[Any], workers: int, chunksize: int | None) -> list[tuple
     return [(i, items[i:i + size]) for i in range(0, len(items), size)]
 
 
-def _deliver(out: list[Any], start: int, results: list[Any], progress: Callable[[int, Any], None] | None) -> None:
+def _deliver(out: _Results, start: int, results: list[Any], progress: Callable[[int, Any], None] | None) -> None:
     for j, r in enumerate(results):
-        out[start + j] = r
         if progress is not None:
             progress(start + j, r)
+        out.put(start + j, r)
 
 
 def _map_local(fn: Callable[[Any], Any], chunks: Iterator[tuple[int, list[Any]]], workers: int,
-               progress: Callable[[int, Any], None] | None, in_flight: int, total: int | None) -> list[Any]:
-    """The chunks on a pool of ``workers`` processes, at most ``in_flight`` submitted and not done; ``total``
-    items when known (else the results grow as chunks are cut)."""
+               progress: Callable[[int, Any], None] | None, in_flight: int, out: _Results) -> list[Any]:
+    """The chunks on a pool of ``workers`` processes, at most ``in_flight`` submitted and not done."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    out: list[Any] = [None] * (total or 0)
     with ProcessPoolExecutor(max_workers=workers, mp_context=_worker_context(fn),
                              initializer=_one_thread_per_worker) as pool:
         pending: dict[Any, tuple[int, list[Any]]] = {}
 
         def submit() -> None:
-            for start, chunk in chunks:
-                pending[pool.submit(_run_chunk, fn, start, chunk)] = (start, chunk)
-                if len(out) < start + len(chunk):
-                    out.extend([None] * (start + len(chunk) - len(out)))
-                if len(pending) >= in_flight:
+            size = 1
+            while len(pending) < in_flight and not out.full(in_flight, size):
+                if (cut := next(chunks, None)) is None:
                     return
+                start, chunk = cut
+                pending[pool.submit(_run_chunk, fn, start, chunk)] = (start, chunk)
+                out.reserve(start + len(chunk))
+                size = len(chunk)
 
         submit()
         while pending:
@@ -236,7 +278,7 @@ def _map_local(fn: Callable[[Any], Any], chunks: Iterator[tuple[int, list[Any]]]
                                for j in range(len(chunk))]
                 _deliver(out, start, results, progress)
             submit()
-    return out
+    return out.values
 
 
 def _import_ray() -> Any:
@@ -260,7 +302,7 @@ def _ray_workers(address: str | None) -> int:
 
 
 def _map_ray(fn: Callable[[Any], Any], chunks: Iterable[tuple[int, list[Any]]],
-             progress: Callable[[int, Any], None] | None, in_flight: int, address: str | None = None
+             progress: Callable[[int, Any], None] | None, in_flight: int, address: str | None, out: _Results
              ) -> list[Any]:
     """Ray tasks, one per chunk, at most ``in_flight`` submitted and not done (:func:`_ray_workers` joins or
     starts the session)."""
@@ -268,17 +310,18 @@ def _map_ray(fn: Callable[[Any], Any], chunks: Iterable[tuple[int, list[Any]]],
     ray = _import_ray()
     remote = ray.remote(_run_chunk)
     fn_ref = ray.put(fn)
-    out: list[Any] = []
     refs: dict[Any, tuple[int, list[Any]]] = {}
     chunks = iter(chunks)
 
     def submit() -> None:
-        for start, chunk in chunks:
-            refs[remote.remote(fn_ref, start, chunk)] = (start, chunk)
-            if len(out) < start + len(chunk):
-                out.extend([None] * (start + len(chunk) - len(out)))
-            if len(refs) >= in_flight:
+        size = 1
+        while len(refs) < in_flight and not out.full(in_flight, size):
+            if (cut := next(chunks, None)) is None:
                 return
+            start, chunk = cut
+            refs[remote.remote(fn_ref, start, chunk)] = (start, chunk)
+            out.reserve(start + len(chunk))
+            size = len(chunk)
 
     submit()
     while refs:
@@ -294,4 +337,4 @@ def _map_ray(fn: Callable[[Any], Any], chunks: Iterable[tuple[int, list[Any]]],
                            for j in range(len(chunk))]
             _deliver(out, start, results, progress)
         submit()
-    return out
+    return out.values

@@ -59,8 +59,11 @@ DECIDED_BY = "stage:filter"
 NEAR_DUPLICATE = "near_duplicate"
 NOT_CHART = "not_chart"
 KEEP_REASON = "passed the file, resolution and near-duplicate checks"
-#: Images read and hashed per map call (bounds the bytes held at once).
-BATCH = 1000
+#: Images per task of the image reading, and tasks submitted and not done at once: one pool for every image,
+#: the driver holding the bytes of at most CHUNK * IN_FLIGHT images (and the whole features of those whose
+#: results wait for an earlier one's).
+CHUNK = 16
+IN_FLIGHT = 32
 _WRITE_BATCH = 500
 
 
@@ -125,20 +128,20 @@ def inspect_all(ws: Workspace, shas: list[str], executor: str,
                 on_item: Callable[[str, str], None] | None = None,
                 keep: Callable[[ImageFeatures], ImageFeatures] | None = None
                 ) -> list[ImageFeatures | Unreadable | ItemError]:
-    """:func:`checks.inspect_image` of each image (by sha256), mapped on ``executor`` in batches; ``keep`` is
-    applied to each image's features, in order, as its batch comes back (what the result holds of them)."""
-    out: list[ImageFeatures | Unreadable | ItemError] = []
-    for start in range(0, len(shas), BATCH):
-        chunk = shas[start:start + BATCH]
+    """:func:`checks.inspect_image` of each image (by sha256), mapped on ``executor`` as one streamed map (each
+    image's bytes read as its task is submitted: :data:`CHUNK`, :data:`IN_FLIGHT`); ``keep`` is applied to each
+    image's features in order, as soon as those of every earlier image are in (what the result holds of
+    them)."""
 
-        def progress(i: int, result: Any, chunk: list[str] = chunk) -> None:
-            if on_item is not None:
-                outcome = "error" if isinstance(result, ItemError | Unreadable) else "ok"
-                on_item(chunk[i], outcome)
+    def progress(i: int, result: Any) -> None:
+        if on_item is not None:
+            on_item(shas[i], "error" if isinstance(result, ItemError | Unreadable) else "ok")
 
-        results = map_items(inspect_image, [_read(ws, sha) for sha in chunk], executor=executor, progress=progress)
-        out.extend(keep(r) if keep is not None and isinstance(r, ImageFeatures) else r for r in results)
-    return out
+    def kept(_index: int, result: Any) -> Any:
+        return keep(result) if keep is not None and isinstance(result, ImageFeatures) else result
+
+    return map_items(inspect_image, (_read(ws, sha) for sha in shas), executor=executor, progress=progress,
+                     chunksize=CHUNK, in_flight=IN_FLIGHT, keep=kept)
 
 
 def _best_first(f: _Figure) -> tuple[Any, ...]:
