@@ -40,7 +40,8 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
     del measured
     t1 = time.perf_counter()
     arrays = stack_features(feats)
-    area = [-(f.width * f.height) for f in feats]
+    # the stage's ranking of cluster members: the most content first, then the least around it
+    area = [(-nd.content_rank(f.content_area or f.width * f.height), f.width * f.height) for f in feats]
     del feats
     kwargs = {} if neighbours is None else {"neighbours": neighbours}
     cands = nd.near_duplicate_candidates(arrays, **kwargs)

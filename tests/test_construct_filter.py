@@ -255,3 +255,32 @@ def test_chart_check_runs_on_the_survivors_when_the_workspace_has_a_trained_mode
     assert _filter_decision(figs["photo_3"], ws)["by"].startswith("classifier:features@")
     again = run_cli_json("filter", str(ws))
     assert again["recorded"] == 0 and again["dropped"]["not_chart"] == 10 and again["kept"] == 10
+
+
+def test_of_a_chart_its_screenshot_and_a_padded_copy_the_chart_itself_is_kept(tmp_path: Path) -> None:
+    """The member kept is the one showing the most content, then the least around it: a screenshot and a padded
+    copy are larger images than their original but show the same content (issue 22's ranking was by image
+    size, so the screenshot was kept)."""
+    from PIL import Image, ImageOps
+    from test_construct_filter_near_duplicates import PALETTE, VALUES, _bars, _encoded, _screenshot
+
+    folder = tmp_path / "imgs"
+    folder.mkdir()
+    original = _bars(VALUES, PALETTE)
+    (folder / "original.png").write_bytes(original)
+    (folder / "screenshot.jpg").write_bytes(_screenshot(original, dark=True))
+    padded = ImageOps.expand(Image.open(io.BytesIO(original)).convert("RGB"), border=(70, 30, 50, 40),
+                             fill=(230, 225, 205))
+    (folder / "padded.png").write_bytes(_encoded(padded))
+    ws = tmp_path / "ws"
+    run_cli("init", str(ws))
+    run_cli("collect", "folder", str(ws), str(folder))
+    report = run_cli_json("filter", str(ws), "--classifier", "none")
+    assert report["dropped"]["near_duplicate"] == 2 and report["kept"] == 1
+    figs = _figures(ws)
+    area = {name: f["width"] * f["height"] for name, f in figs.items()}
+    assert area["screenshot"] > area["original"] and area["padded"] > area["original"]
+    decisions = {name: _filter_decision(f, ws) for name, f in figs.items()}
+    assert decisions["original"]["decision"] == "keep"
+    for copy in ("screenshot", "padded"):
+        assert decisions[copy]["reason"] == f"near duplicate of figure {figs['original']['id']}"

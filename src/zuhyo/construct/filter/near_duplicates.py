@@ -135,6 +135,9 @@ class ImageFeatures:
     """It has (almost) no colour (:attr:`Prepared.grey <zuhyo.construct.filter.alignment.Prepared>`)."""
     edges: bytes = b""
     """DESC*DESC float32: :func:`edge_descriptors` of the thumbnail."""
+    content_area: float = 0.0
+    """Pixels (in the image's own) of what the thumbnail shows (:func:`figure_box`: without uniform borders and a
+    screenshot's chrome): of near duplicates the filter keeps the one showing the most (:func:`content_rank`)."""
 
 
 def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFeatures:
@@ -147,13 +150,26 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
     im, (width, height) = decode_untrusted_fast(data, max_pixels, not_image="not a readable image",
                                                 draft_side=THUMB * 2)
     fmt = "PNG" if isinstance(im, PngPixels) else str(im.format)
-    rgb = thumbnail(im)
+    rgb, shown = _thumbnail_and_share(im)
     prep = prepare(rgb[None])
     return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes(),
                          descriptors=descriptors(rgb[None])[0].tobytes(),
                          col_profile=prep.col_profile[0].tobytes(), row_profile=prep.row_profile[0].tobytes(),
                          ink=int(prep.ink[0]), grey=bool(prep.grey[0]),
-                         edges=edge_descriptors(rgb[None])[0].tobytes())
+                         edges=edge_descriptors(rgb[None])[0].tobytes(), content_area=width * height * shown)
+
+
+CONTENT_STEPS = 8
+"""Steps per doubling of :attr:`ImageFeatures.content_area` that :func:`content_rank` tells apart (~9 %)."""
+
+
+def content_rank(area: float) -> int:
+    """How much an image shows, in steps of 1/:data:`CONTENT_STEPS` of a doubling: a copy resized up or down is
+    steps away from its original, a padded or screenshotted copy (the same content, more around it) within one
+    (its content box is found on a 128 px grid: a pixel of it is ~1 % of a side)."""
+    import math
+
+    return round(CONTENT_STEPS * math.log2(max(area, 1.0)))
 
 
 def thumbnail(im: Image | PngPixels) -> np.ndarray:
@@ -163,6 +179,11 @@ def thumbnail(im: Image | PngPixels) -> np.ndarray:
     Halving with exact 2x2 means (OpenCV's vectorised integer-factor path) while both sides stay at least twice
     the thumbnail's, then one area resize: ~0.5 ms for an 800x600 chart where one area resize of the whole image
     takes ~1.2 ms in Pillow (bench/README.md); within a level or two of it on average."""
+    return _thumbnail_and_share(im)[0]
+
+
+def _thumbnail_and_share(im: Image | PngPixels) -> tuple[np.ndarray, float]:
+    """:func:`thumbnail` and the share of the image's area it shows (its :func:`figure_box`)."""
     import numpy as np
 
     if isinstance(im, PngPixels):
@@ -177,8 +198,9 @@ def thumbnail(im: Image | PngPixels) -> np.ndarray:
         return _shrink(np.asarray(im if im.mode == "RGB" else im.convert("RGB")))
     alpha = rgba[:, :, 3:4].astype(np.uint16)
     premultiplied = (rgba[:, :, :3] * alpha + 127) // 255
-    small = _shrink(np.concatenate([premultiplied, alpha], axis=2).astype(np.uint8)).astype(np.uint16)
-    return np.minimum(small[:, :, :3] + (255 - small[:, :, 3:4]), 255).astype(np.uint8)
+    small, shown = _shrink(np.concatenate([premultiplied, alpha], axis=2).astype(np.uint8))
+    small = small.astype(np.uint16)
+    return np.minimum(small[:, :, :3] + (255 - small[:, :, 3:4]), 255).astype(np.uint8), shown
 
 
 @contextlib.contextmanager
@@ -195,9 +217,10 @@ def _opencv_one_thread() -> Iterator[None]:
         cv2.setNumThreads(threads)
 
 
-def _shrink(pixels: np.ndarray) -> np.ndarray:
+def _shrink(pixels: np.ndarray) -> tuple[np.ndarray, float]:
     """(THUMB, THUMB, channels): ``pixels`` (h, w, 3 or 4 uint8) area-averaged (see :func:`thumbnail`), its
-    uniform borders (:func:`content_box`) and a screenshot's chrome trimmed (:func:`figure_box`)."""
+    uniform borders (:func:`content_box`) and a screenshot's chrome trimmed (:func:`figure_box`); and the share of
+    the area it shows."""
     import cv2
 
     with _opencv_one_thread():
@@ -208,11 +231,12 @@ def _shrink(pixels: np.ndarray) -> np.ndarray:
         first = cv2.resize(pixels, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
         top, bottom, left, right = figure_box(first)
         if (top, bottom, left, right) == (0, THUMB, 0, THUMB):
-            return first
+            return first, 1.0
         sy, sx = h / THUMB, w / THUMB
         box = pixels[round(top * sy):max(round(bottom * sy), round(top * sy) + 1),
                      round(left * sx):max(round(right * sx), round(left * sx) + 1)]
-        return cv2.resize(box, (THUMB, THUMB), interpolation=cv2.INTER_AREA)
+        shown = (bottom - top) * (right - left) / (THUMB * THUMB)
+        return cv2.resize(box, (THUMB, THUMB), interpolation=cv2.INTER_AREA), shown
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from zuhyo.construct.filter.near_duplicates import (
     FeatureArrays,
     ImageFeatures,
     PairProgress,
+    content_rank,
     descriptor_distance,
     near_duplicate_candidates,
     verified_pairs,
@@ -100,6 +101,8 @@ class _Figure:
     height: int | None
     year: int | None
     edition: str | None
+    content: float = 0.0
+    """Pixels of what its image shows (:attr:`ImageFeatures.content_area`), once read."""
 
 
 def _history(ws: Workspace) -> tuple[list[_Figure], dict[int, list[DecisionRow]]]:
@@ -145,8 +148,12 @@ def inspect_all(ws: Workspace, shas: list[str], executor: str,
 
 
 def _best_first(f: _Figure) -> tuple[Any, ...]:
-    """Sort key: largest first, then latest year, then latest edition, then the first collected."""
-    return (-(f.width or 0) * (f.height or 0), -(f.year or 0), _neg_text(f.edition or ""), f.id)
+    """Sort key: the most content first (:func:`content_rank` of what its image shows without borders and a
+    screenshot's chrome; the whole image when not read), then the least around it (a padded copy or a
+    screenshot shows its original's content with more pixels around it), then latest year, then latest
+    edition, then the first collected."""
+    area = (f.width or 0) * (f.height or 0)
+    return (-content_rank(f.content or area), area, -(f.year or 0), _neg_text(f.edition or ""), f.id)
 
 
 def _neg_text(text: str) -> tuple[int, ...]:
@@ -256,6 +263,7 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
                     wanted[f.id] = ("drop", problem, {"check": LOW_RESOLUTION, "width": r.width, "height": r.height})
                 else:
                     f.width, f.height = r.width, r.height  # the image's true size ranks cluster members
+                    f.content = r.content_area
                     passed.append(f)
             del results
             arrays = collected.finish()  # indexed like the passed images' sha256, sorted
