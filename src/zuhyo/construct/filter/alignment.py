@@ -280,17 +280,15 @@ COLOUR_BINS = 8
 """Levels per channel of the colours :func:`colour_map` maps (8 x 8 x 8 bins)."""
 
 
-def _colour_bins(rgb: np.ndarray, levels: int = COLOUR_BINS) -> np.ndarray:
-    """(h, w) int64: the bin of each pixel of ``rgb`` (h x w x 3 or more channels, uint8), ``levels`` per
-    channel."""
+def _colour_bins(rgb: np.ndarray) -> np.ndarray:
+    """(h, w) int64: the bin of each pixel of ``rgb`` (h x w x 3 or more channels, uint8)."""
     import numpy as np
 
-    q = (rgb[..., :3] // (256 // levels)).astype(np.int64)
-    return np.asarray((q[..., 0] * levels + q[..., 1]) * levels + q[..., 2])
+    q = (rgb[..., :3] // (256 // COLOUR_BINS)).astype(np.int64)
+    return np.asarray((q[..., 0] * COLOUR_BINS + q[..., 1]) * COLOUR_BINS + q[..., 2])
 
 
-def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(),
-               levels: int = COLOUR_BINS) -> np.ndarray:
+def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison()) -> np.ndarray:
     """(COLOUR_BINS**3, 3) float32: per colour bin of ``window`` (``a`` aligned onto ``tb``'s grid, both
     h x w x 3 or 4 uint8), the mean colour of ``tb`` where ``window`` shows that bin inside an area of it (its
     3x3 neighbourhood in the bin too) - the palette or colour map ``tb`` was drawn with in place of ``a``'s; NaN
@@ -298,12 +296,12 @@ def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(
     import cv2
     import numpy as np
 
-    bins = _colour_bins(window, levels)
+    bins = _colour_bins(window)
     kernel = np.ones((3, 3), np.uint8)
     as_float = bins.astype(np.float32)
     inside = cv2.erode(as_float, kernel) == cv2.dilate(as_float, kernel)
     chosen = bins[inside]
-    size = levels ** 3
+    size = COLOUR_BINS ** 3
     count = np.bincount(chosen, minlength=size).astype(np.float64)
     out = np.full((size, 3), np.nan, dtype=np.float32)
     enough = count >= cmp.recolour_support
@@ -313,32 +311,31 @@ def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(
     return out
 
 
-def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Comparison(),
-                    levels: int = COLOUR_BINS) -> bool:
+def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Comparison()) -> bool:
     """Whether ``table`` (:func:`colour_map` of ``window``) moves the colours of most of ``window``'s ink (its
     pixels off the most common bin) by more than :attr:`Comparison.residual_level`: a copy drawn with another
     palette or colour map. A chart with one cell, region or wedge of other data moves one colour, not most of
     the ink, so it is not compared as recoloured."""
     import numpy as np
 
-    bins = _colour_bins(window, levels)
-    count = np.bincount(bins.ravel(), minlength=levels ** 3)
+    bins = _colour_bins(window)
+    count = np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)
     ink = count.copy()
     ink[int(np.argmax(count))] = 0
-    step = 256 // levels
-    idx = np.arange(levels ** 3)
-    centre = np.stack([idx // levels ** 2, idx // levels % levels, idx % levels], axis=1)
+    step = 256 // COLOUR_BINS
+    idx = np.arange(COLOUR_BINS ** 3)
+    centre = np.stack([idx // COLOUR_BINS ** 2, idx // COLOUR_BINS % COLOUR_BINS, idx % COLOUR_BINS], axis=1)
     moved = np.abs(np.nan_to_num(table, nan=-1e9) - (centre * step + step / 2)).max(axis=1) > cmp.residual_level
     moved &= ~np.isnan(table[:, 0])
     return bool(ink.sum() > 0 and ink[moved].sum() >= 0.5 * ink.sum())
 
 
-def recoloured(px: np.ndarray, table: np.ndarray, levels: int = COLOUR_BINS) -> np.ndarray:
+def recoloured(px: np.ndarray, table: np.ndarray) -> np.ndarray:
     """``px`` (h x w x 3 or 4 uint8) with each pixel's colour replaced by ``table``'s for its bin
     (:func:`colour_map`), where the table has one."""
     import numpy as np
 
-    mapped = table[_colour_bins(px, levels)]
+    mapped = table[_colour_bins(px)]
     keep = np.isnan(mapped[..., 0])
     out = np.array(px, copy=True)
     out[..., :3] = np.where(keep[..., None], px[..., :3], np.clip(np.rint(np.nan_to_num(mapped)), 0, 255))
