@@ -342,6 +342,14 @@ def recoloured(px: np.ndarray, table: np.ndarray) -> np.ndarray:
     return out
 
 
+def recolourable(px: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """(h, w) uint8, 1 where ``table`` (:func:`colour_map`) has a colour for the bin of ``px``'s pixel (h x w x 3
+    or 4 uint8): what :func:`recoloured` maps; 0 where it leaves the pixel as it is."""
+    import numpy as np
+
+    return np.asarray(~np.isnan(table[_colour_bins(px), 0])).view(np.uint8)
+
+
 def compare(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, ink_b: int, cmp: Comparison = Comparison(),
             grey: bool = False, recolour: bool = False) -> tuple[float, int]:
     """(score, solid difference) of ``tb`` against ``ta`` warped onto its grid by ``affine`` (2x3, ``tb``'s pixel

@@ -376,9 +376,8 @@ def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: t
     recolour (on the tuning splits they made the regions of copies drawn with another colour map); ``pa`` as it
     is (everywhere known: ``None``) when the map does not move most of its ink."""
     import cv2
-    import numpy as np
 
-    from zuhyo.construct.filter.alignment import _colour_bins, colour_map, palette_changed, recoloured
+    from zuhyo.construct.filter.alignment import colour_map, palette_changed, recolourable, recoloured
 
     ra = cv2.resize(pa, size, interpolation=cv2.INTER_AREA)
     rb = cv2.resize(pb, size, interpolation=cv2.INTER_AREA)
@@ -387,7 +386,7 @@ def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: t
     table = colour_map(window, rb)
     if not palette_changed(window, table):
         return pa, None
-    return recoloured(pa, table), (~np.isnan(table[_colour_bins(pa), 0])).view(np.uint8)
+    return recoloured(pa, table), recolourable(pa, table)
 
 
 def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thumb: int,
