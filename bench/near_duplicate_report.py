@@ -41,7 +41,7 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
     t1 = time.perf_counter()
     arrays = stack_features(feats)
     # the stage's ranking of cluster members: the most content first, then the least around it
-    area = [(-nd.content_rank(f.content_area or f.width * f.height), f.width * f.height) for f in feats]
+    area = [nd.best_first(f.width, f.height, f.content_area) for f in feats]
     del feats
     kwargs = {} if neighbours is None else {"neighbours": neighbours}
     cands = nd.near_duplicate_candidates(arrays, **kwargs)

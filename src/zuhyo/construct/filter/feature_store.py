@@ -12,7 +12,6 @@ profiles.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -160,7 +159,7 @@ class FeatureCollector:
         self._rows[k] = np.frombuffer(f.row_profile, dtype=np.float32)
         self._ink[k], self._grey[k] = f.ink, f.grey
         self._thumbs.append(f.thumb)
-        return replace(f, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"", edges=b"")
+        return f.without_arrays()
 
     def finish(self) -> FeatureArrays:
         """The arrays of the images added, in order (the thumbnails mapped from their file)."""

@@ -139,6 +139,13 @@ class ImageFeatures:
     """Pixels (in the image's own) of what the thumbnail shows (:func:`figure_box`: without uniform borders and a
     screenshot's chrome): of near duplicates the filter keeps the one showing the most (:func:`content_rank`)."""
 
+    def without_arrays(self) -> ImageFeatures:
+        """These features without the thumbnail, descriptors and profiles (what the filter keeps per image once
+        they are stored in its arrays, or when the image is not compared)."""
+        from dataclasses import replace
+
+        return replace(self, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"", edges=b"")
+
 
 def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFeatures:
     """Decode once; size, format, the 64-bit pHash, the thumbnail, its descriptors and what comparisons reuse.
@@ -161,6 +168,14 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
 
 CONTENT_STEPS = 8
 """Steps per doubling of :attr:`ImageFeatures.content_area` that :func:`content_rank` tells apart (~9 %)."""
+
+
+def best_first(width: int, height: int, content_area: float) -> tuple[int, int]:
+    """Sort key of near duplicates, the one to keep first: the most content (:func:`content_rank` of
+    ``content_area``; the whole image when not known), then the least around it (a padded copy or a screenshot
+    shows its original's content with more pixels around it)."""
+    area = width * height
+    return -content_rank(content_area or area), area
 
 
 def content_rank(area: float) -> int:
@@ -318,6 +333,7 @@ def edge_descriptors(thumbs: np.ndarray) -> np.ndarray:
     ry = _area_matrix(0.0, float(THUMB - top), DESC, THUMB - top)
     rx = _area_matrix(0.0, float(THUMB), DESC, THUMB)
     out = np.empty((len(thumbs), DESC * DESC), dtype=np.float32)
+
     def largest(diff: np.ndarray) -> np.ndarray:  # over the channels (numpy's max over an axis of 3 is slow)
         r, g, b = cv2.split(diff)
         return np.asarray(cv2.max(cv2.max(r, g), b))
@@ -358,10 +374,8 @@ def nearest_pairs(vectors: np.ndarray, neighbours: int) -> np.ndarray:
     n = len(vectors)
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
-    centre = vectors.mean(axis=0)
-    sample = vectors[np.linspace(0, n - 1, min(n, 4000)).astype(np.int64)] - centre
-    _, _, vt = np.linalg.svd(sample, full_matrices=False)
-    projected = (vectors - centre) @ np.ascontiguousarray(vt[:_PCA_DIMS].T)
+    centre, basis = _pca_basis(vectors)
+    projected = (vectors - centre) @ basis
     k = min(neighbours + 1, n)  # the nearest is the vector itself
     _, hit = cKDTree(projected).query(projected, k=k, workers=-1)
     i = np.repeat(np.arange(n), k)
@@ -369,6 +383,17 @@ def nearest_pairs(vectors: np.ndarray, neighbours: int) -> np.ndarray:
     keep = j != i
     pairs = np.stack([np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])], axis=1)
     return np.unique(pairs, axis=0)
+
+
+def _pca_basis(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(centre, basis (dims x _PCA_DIMS)) of ``vectors``' principal components, fitted on up to 4,000 of them
+    spread over the set: what the candidates' k-d trees search in."""
+    import numpy as np
+
+    centre = vectors.mean(axis=0)
+    sample = vectors[np.linspace(0, len(vectors) - 1, min(len(vectors), 4000)).astype(np.int64)] - centre
+    _, _, vt = np.linalg.svd(sample, full_matrices=False)
+    return centre, np.ascontiguousarray(vt[:_PCA_DIMS].T)
 
 
 def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
@@ -385,10 +410,7 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
     whole, crops = desc[:, 0], desc[:, 1:]
-    centre = whole.mean(axis=0)
-    sample = whole[np.linspace(0, n - 1, min(n, 4000)).astype(np.int64)] - centre
-    _, _, vt = np.linalg.svd(sample, full_matrices=False)
-    basis = np.ascontiguousarray(vt[:_PCA_DIMS].T)
+    centre, basis = _pca_basis(whole)
     tree = cKDTree((whole - centre) @ basis)
     k = min(max(2, neighbours), n)
     found_i, found_j, found_d = [], [], []

@@ -21,7 +21,7 @@ collected since the last run are hashed and clustered with all the others.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -43,7 +43,7 @@ from zuhyo.construct.filter.near_duplicates import (
     FeatureArrays,
     ImageFeatures,
     PairProgress,
-    content_rank,
+    best_first,
     descriptor_distance,
     near_duplicate_candidates,
     verified_pairs,
@@ -148,12 +148,9 @@ def inspect_all(ws: Workspace, shas: list[str], executor: str,
 
 
 def _best_first(f: _Figure) -> tuple[Any, ...]:
-    """Sort key: the most content first (:func:`content_rank` of what its image shows without borders and a
-    screenshot's chrome; the whole image when not read), then the least around it (a padded copy or a
-    screenshot shows its original's content with more pixels around it), then latest year, then latest
-    edition, then the first collected."""
-    area = (f.width or 0) * (f.height or 0)
-    return (-content_rank(f.content or area), area, -(f.year or 0), _neg_text(f.edition or ""), f.id)
+    """Sort key: the most content first, then the least around it (:func:`best_first`), then latest year, then
+    latest edition, then the first collected."""
+    return (*best_first(f.width or 0, f.height or 0, f.content), -(f.year or 0), _neg_text(f.edition or ""), f.id)
 
 
 def _neg_text(text: str) -> tuple[int, ...]:
@@ -243,7 +240,7 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
             def keep(r: ImageFeatures) -> ImageFeatures:
                 if resolution_problem(r.width, r.height, min_side, min_pixels) is None:
                     return collected.add(r)
-                return replace(r, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"", edges=b"")
+                return r.without_arrays()
 
             try:
                 results = dict(zip(shas, inspect_all(ws, shas, executor, on_item, keep), strict=True))
