@@ -25,9 +25,10 @@ another DPI) differs in scattered pixels and one-pixel seams along re-rasterised
 
 Speed: ECC and a comparison at full resolution for every pair cost ~100 ms a pair on the loaded 2-core machine,
 and most pairs at a look-alike corpus's second look are other data. So with a ``limit`` the thumbnail's window
-is compared first (a copy that it lines up passes without ECC), then a comparison tolerant of any alignment
-within :attr:`RegionCheck.slack` (a chart with other data fails without ECC); only the rest are refined. On the
-tuning split this decides every pair as ECC for all did (bench/README.md, "Scale").
+is compared first (a copy that it lines up passes without ECC); only the rest are refined. (A comparison
+tolerant of any alignment within 2.5 % of the long side, to fail charts with other data without ECC, once sat
+between the two: with ECC capped at 20 iterations it cost more than it saved on every corpus measured, and
+decided no pair otherwise; bench/README.md, "sixth session".)
 """
 
 from __future__ import annotations
@@ -69,9 +70,6 @@ class RegionCheck:
     """Fraction of the height at the top left out (where a chart's title sits)."""
     edge: float = 0.015
     """Fraction of each other side left out (where the trim of the uniform borders ends)."""
-    slack: float = 0.025
-    """Farthest (fraction of the long side) the refinement may move a pixel from where the thumbnail's window
-    puts it, for :func:`largest_region`'s tolerant comparison."""
     glyph_change: float = 0.04
     """A pair of images whose content boxes differ in size, in the images' own pixels, by this much (or more)
     and imply text of a size this much (or more) different from what the alignment gives
@@ -92,10 +90,6 @@ class RegionCheck:
     local_above: int = 40
     """Without a limit, the region above which a region may be explained as moved text (the filter's
     ``MAX_REGION``)."""
-    decisive: float = 4.0
-    """The tolerant comparison fails a pair without ECC only when its region exceeds the limit this many times:
-    a copy whose trimmed content box is off by more than the slack (JPEG noise in a margin) stays just over it
-    (42-83 px on the 5k scale corpus against a limit of 40), a chart with other data is far over."""
 
 
 def _rgb(data: bytes, max_side: int) -> tuple[np.ndarray, tuple[int, int]]:
@@ -250,12 +244,10 @@ def _refined(g: _Grids, affine: np.ndarray, side: int, iterations: int) -> np.nd
         return affine
 
 
-def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 0,
-            text: tuple[float, float] | None = None, limit: int = 0) -> int:
+def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float, float] | None = None,
+            limit: int = 0) -> int:
     """The largest compact region in which ``b`` differs from ``a`` warped by ``affine`` (see the module doc).
-    With ``tolerance`` a pixel of ``b`` differs only by as much as it lies outside the range of the warped
-    pixels within ``tolerance`` px: a lower bound of the region under every alignment within that many px of
-    ``affine`` (the opening, closing and components only grow with the differing pixels). With ``text`` (the
+    With ``text`` (the
     scale of ``a``'s text against ``b``'s under ``affine``, across and down) a region over ``limit`` that
     :func:`_moved_text` explains as the same text is not counted."""
     import cv2
@@ -269,11 +261,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, tolerance: int = 
                             borderValue=0)
 
     def outside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        warped = cv2.warpAffine(a, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
-        if tolerance == 0:
-            return cv2.absdiff(warped, b)
-        kernel = np.ones((2 * tolerance + 1, 2 * tolerance + 1), np.uint8)
-        return cv2.max(cv2.subtract(cv2.erode(warped, kernel), b), cv2.subtract(b, cv2.dilate(warped, kernel)))
+        return cv2.absdiff(cv2.warpAffine(a, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE), b)
 
     diff = outside(g.ba, g.bb)
     if g.ca is not None and g.cb is not None:
@@ -399,10 +387,8 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     Compared on colour (the largest channel difference: a colour map can give two values one luma), or with
     ``grey`` on luma (a greyscale copy).
 
-    With ``limit`` (the most a copy may show) the refinement by ECC, most of the cost, is skipped when it cannot
-    change the verdict: when the thumbnail's alignment alone leaves no region over ``limit`` (that region is
-    returned), or when even the tolerant comparison (:attr:`RegionCheck.slack`) leaves one over it (that lower
-    bound is returned).
+    With ``limit`` (the most a copy may show) the refinement by ECC, most of the cost, is skipped when the
+    thumbnail's alignment alone leaves no region over ``limit`` (that region is returned).
 
     With ``recolour`` (the thumbnails matched only so: a copy drawn with another palette or colour map) ``pa``'s
     colours are first mapped to those ``pb`` shows in their place, the map fitted on both on one grid
@@ -423,11 +409,6 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
         first = _region(g, affine, check)
         if first <= limit:
             return first
-        slack = max(1, round(check.slack * max(width, height)))
-        bound = _region(g, affine, check, tolerance=slack)
-        # (text of another scale is other pixels to the tolerant comparison too: not decisive for such a pair)
-        if bound > check.decisive * limit and _text_scale(affine, native, check) is None:
-            return bound
     refined = _refined(g, affine, check.align_side, check.ecc_iterations)
     return _region(g, refined, check, text=_text_scale(refined, native, check),
                    limit=check.local_above if limit is None else limit)
