@@ -593,3 +593,85 @@ def test_a_bar_of_another_height_is_never_explained_as_text_of_another_scale() -
     native = ((600.0, 400.0), (690.0, 460.0))  # b's figure 15 % larger: its text 1/1.15 of a's on one grid
     assert largest_region(pa, pb, same, 128, native=native) == largest_region(pa, pb, same, 128) > 500
     assert largest_region(pa, pb, same, 128, RegionCheck(text_fill=1.1), native=native) == 0
+
+
+def _scatter(points: np.ndarray, colours: list[str]) -> bytes:
+    """A scatter of two series of ``points`` ((2, n, 2)) in ``colours``, small markers (ggplot style)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.style.context("ggplot"):
+        fig = plt.figure(figsize=(8, 5), dpi=100)
+        axes = fig.add_subplot(111)
+        for series, colour in zip(points, colours, strict=True):
+            axes.scatter(series[:, 0], series[:, 1], s=14, color=colour)
+        fig.suptitle("Imports and output (2002)")
+        return _png(fig)
+
+
+def _single_colour_panels(values: list[float], colour: str) -> bytes:
+    """Two panels, bars and a line, in one colour (a chart with no palette but its one series colour)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(10, 4), dpi=100)
+    fig.add_subplot(121).bar(range(len(values)), values, color=colour)
+    fig.add_subplot(122).plot(range(len(values)), values[::-1], color=colour, marker=".")
+    fig.suptitle("Wages (2015)")
+    return _png(fig)
+
+
+def test_small_markers_or_one_series_colour_drawn_again_in_other_colours_are_merged_not_other_data() -> None:
+    """A scatter's markers in another palette agree on the thumbnail as they are (they are a pixel or two there)
+    but not at the second look, and a chart whose one colour (red bars and line) is drawn again in blue moves
+    less than half of its ink (the black axes and text stay): both are compared with their colours mapped, the
+    palette judged by the coloured ink. The same scatter with one series moved, and the panels with one bar
+    changed, in the new colours, still fail."""
+    from zuhyo.construct.filter.alignment import colour_map, palette_changed, palette_moves, window_affine
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
+
+    rng = np.random.default_rng(7)
+    points = rng.normal(size=(2, 60, 2))
+    moved = points.copy()
+    moved[1, :, 1] += 0.8
+    values = [15.0, 66.0, 65.0, 86.0, 31.0, 94.0, 40.0, 78.0]
+    images = [_scatter(points, ["#1f77b4", "#2ca02c"]), _scatter(points, ["#a6cee3", "#b2df8a"]),
+              _scatter(moved, ["#a6cee3", "#b2df8a"]),
+              _single_colour_panels(values, "#e41a1c"), _single_colour_panels(values, "#1f77b4"),
+              _single_colour_panels([*values[:3], 45.0, *values[4:]], "#1f77b4")]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2], [3, 4], [3, 5]])
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION  # the recoloured scatter
+    assert scores[2] >= DEFAULT_MIN_SCORE and 0 <= regions[2] <= MAX_REGION  # red drawn again in blue
+    assert scores[1] == 0.0 and scores[3] == 0.0  # other data in the new colours: not merged
+    thumbs = arrays.thumbs
+    whole = window_affine(np.array([[0.0, 127.0, 0.0, 127.0]]), 128)[0]
+    assert palette_moves(thumbs[0], thumbs[1], whole)  # the markers' colours move
+    assert not palette_moves(thumbs[0], thumbs[0], whole)
+    assert palette_changed(thumbs[3], colour_map(thumbs[3], thumbs[4]))  # most of the coloured ink moves
+
+
+PIE_GREYS = ["#252525", "#525252", "#737373", "#969696", "#bdbdbd", "#d9d9d9"]
+
+
+def test_a_pie_drawn_in_greys_and_again_in_colours_is_merged_not_one_with_a_wedge_changed() -> None:
+    """Grey wedges drawn again in colours are no greyscale copy (their lumas differ, unlike a colour image and its
+    greyscale conversion): a pair with a grey image is compared with its colours mapped too, in the window the
+    profiles found and in the whole image (another palette changes the lumas the profiles are of). The same in
+    colours with one wedge of other data still fails."""
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
+
+    images = [_pie(SHARES, PIE_GREYS), _pie(SHARES, PIE_PALETTE),
+              _pie([30.0, 14.0, 14.0, 14.0, 13.0, 15.0], PIE_PALETTE)]
+    arrays = _arrays(images)
+    assert arrays.prepared.grey[0] and not arrays.prepared.grey[1]
+    plain, _ = score_pairs(arrays.thumbs, arrays.prepared, np.array([[0, 1]]), max_solid=None)
+    assert plain[0] < DEFAULT_MIN_SCORE  # on luma, as a greyscale copy would be compared
+    scores, _, regions = verify_scores(arrays, np.array([[0, 1], [0, 2]]), images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
+    assert scores[1] == 0.0

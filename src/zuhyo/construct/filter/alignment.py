@@ -81,6 +81,12 @@ class Comparison:
     """ECC's iterations at most."""
     recolour_support: int = 8
     """Pixels (inside one colour's areas) a colour of ``a`` needs for :func:`colour_map` to map it."""
+    palette_chroma: int = 40
+    """Channel spread (0-255) above which a pixel is coloured ink for :func:`palette_changed`: a palette's colours
+    (pastels from 50 up), not black text, grey axes or a cream or beige background (25-30)."""
+    palette_least: float = 0.002
+    """Share of the pixels the coloured ink must exceed for :func:`palette_changed` to judge by it (a scatter's
+    markers are 0.6-1.7 % of a thumbnail)."""
 
 
 @dataclass(frozen=True)
@@ -277,57 +283,94 @@ def warped(ta: np.ndarray, affine: np.ndarray) -> np.ndarray:
 
 
 COLOUR_BINS = 8
-"""Levels per channel of the colours :func:`colour_map` maps (8 x 8 x 8 bins)."""
+"""Levels per channel of the colours :func:`colour_map` maps (8 x 8 x 8 bins; a power of 2)."""
 
 
 def _colour_bins(rgb: np.ndarray) -> np.ndarray:
-    """(h, w) int64: the bin of each pixel of ``rgb`` (h x w x 3 or more channels, uint8)."""
+    """(h, w) uint16: the bin of each pixel of ``rgb`` (h x w x 3 or more channels, uint8)."""
+    import cv2
     import numpy as np
 
-    q = (rgb[..., :3] // (256 // COLOUR_BINS)).astype(np.int64)
-    return np.asarray((q[..., 0] * COLOUR_BINS + q[..., 1]) * COLOUR_BINS + q[..., 2])
+    shift = (256 // COLOUR_BINS).bit_length() - 1
+    # channel planes through OpenCV, then 2-D shifts: numpy's arithmetic over a last axis of 3 is several times slower
+    r, g, b = (np.asarray(plane, dtype=np.uint8) >> shift for plane in cv2.split(np.ascontiguousarray(rgb))[:3])
+    return np.asarray((r.astype(np.uint16) << 2 * (8 - shift)) | (g.astype(np.uint16) << (8 - shift)) | b)
 
 
-def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison()) -> np.ndarray:
+def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(), areas: bool = True
+               ) -> np.ndarray:
     """(COLOUR_BINS**3, 3) float32: per colour bin of ``window`` (``a`` aligned onto ``tb``'s grid, both
     h x w x 3 or 4 uint8), the mean colour of ``tb`` where ``window`` shows that bin inside an area of it (its
-    3x3 neighbourhood in the bin too) - the palette or colour map ``tb`` was drawn with in place of ``a``'s; NaN
-    for a bin with fewer than :attr:`Comparison.recolour_support` such pixels (left as it is)."""
+    3x3 neighbourhood in the bin too; with ``areas`` false, anywhere) - the palette or colour map ``tb`` was drawn
+    with in place of ``a``'s; NaN for a bin with fewer than :attr:`Comparison.recolour_support` such pixels (left
+    as it is)."""
     import cv2
     import numpy as np
 
     bins = _colour_bins(window)
-    kernel = np.ones((3, 3), np.uint8)
-    as_float = bins.astype(np.float32)
-    inside = cv2.erode(as_float, kernel) == cv2.dilate(as_float, kernel)
-    chosen = bins[inside]
+    planes = cv2.split(np.ascontiguousarray(tb))[:3]
+    if areas:
+        kernel = np.ones((3, 3), np.uint8)
+        inside = cv2.erode(bins, kernel) == cv2.dilate(bins, kernel)
+        chosen, values = bins[inside], [plane[inside] for plane in planes]
+    else:
+        chosen, values = bins.ravel(), [plane.ravel() for plane in planes]
     size = COLOUR_BINS ** 3
+    chosen = chosen.astype(np.intp)  # once: bincount converts any other index type on every call
     count = np.bincount(chosen, minlength=size).astype(np.float64)
     out = np.full((size, 3), np.nan, dtype=np.float32)
     enough = count >= cmp.recolour_support
-    for c in range(3):
-        total = np.bincount(chosen, weights=tb[..., c][inside].astype(np.float64), minlength=size)
+    for c, value in enumerate(values):
+        total = np.bincount(chosen, weights=value, minlength=size)
         out[enough, c] = total[enough] / count[enough]
     return out
 
 
 def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Comparison()) -> bool:
     """Whether ``table`` (:func:`colour_map` of ``window``) moves the colours of most of ``window``'s ink (its
-    pixels off the most common bin) by more than :attr:`Comparison.residual_level`: a copy drawn with another
+    pixels off the most common bin), or of most of its coloured ink (chroma over
+    :attr:`Comparison.palette_chroma`), by more than :attr:`Comparison.residual_level`: a copy drawn with another
     palette or colour map. A chart with one cell, region or wedge of other data moves one colour, not most of
-    the ink, so it is not compared as recoloured."""
+    the ink, so it is not compared as recoloured. The coloured ink is a chart's palette without its black text,
+    grey axes and tinted backgrounds: a scatter's markers or a single red series drawn again in blue are most of
+    that, if not of all the ink."""
+    import cv2
     import numpy as np
 
     bins = _colour_bins(window)
     count = np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)
-    ink = count.copy()
-    ink[int(np.argmax(count))] = 0
+    background = int(np.argmax(count))
+    moved = np.abs(np.nan_to_num(table, nan=-1e9) - _bin_centres()).max(axis=1) > cmp.residual_level
+    moved &= ~np.isnan(table[:, 0])
+    r, g, b = cv2.split(np.ascontiguousarray(window))[:3]  # OpenCV: numpy's reductions over 3 channels are slow
+    chroma = cv2.subtract(cv2.max(cv2.max(r, g), b), cv2.min(cv2.min(r, g), b))
+    coloured = np.bincount(bins[chroma > cmp.palette_chroma], minlength=COLOUR_BINS ** 3)
+    least = (0, cmp.palette_least * bins.size)  # a few coloured pixels (JPEG's chroma noise) are no palette
+    for ink, fewest in zip((count, coloured), least, strict=True):
+        ink[background] = 0
+        if ink.sum() > max(0, fewest) and ink[moved].sum() >= 0.5 * ink.sum():
+            return True
+    return False
+
+
+@functools.cache
+def _bin_centres() -> np.ndarray:
+    """(COLOUR_BINS**3, 3) float64: each colour bin's centre colour."""
+    import numpy as np
+
     step = 256 // COLOUR_BINS
     idx = np.arange(COLOUR_BINS ** 3)
     centre = np.stack([idx // COLOUR_BINS ** 2, idx // COLOUR_BINS % COLOUR_BINS, idx % COLOUR_BINS], axis=1)
-    moved = np.abs(np.nan_to_num(table, nan=-1e9) - (centre * step + step / 2)).max(axis=1) > cmp.residual_level
-    moved &= ~np.isnan(table[:, 0])
-    return bool(ink.sum() > 0 and ink[moved].sum() >= 0.5 * ink.sum())
+    return np.asarray(centre * step + step / 2, dtype=np.float64)
+
+
+def palette_moves(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, cmp: Comparison = Comparison()) -> bool:
+    """Whether ``tb`` shows ``ta`` (warped by ``affine``, as :func:`compare`) drawn with another palette, judged
+    from all their pixels (:func:`colour_map` without ``areas``): marks a pixel or two across on a thumbnail - a
+    scatter's markers - have no area to fit a map on there, but their colours' means still move. Only a hint
+    for the second look, which fits the map on areas at its resolution."""
+    window = warped(ta, affine)
+    return palette_changed(window, colour_map(window, tb, cmp, areas=False), cmp)
 
 
 def recoloured(px: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -335,10 +378,11 @@ def recoloured(px: np.ndarray, table: np.ndarray) -> np.ndarray:
     (:func:`colour_map`), where the table has one."""
     import numpy as np
 
-    mapped = table[_colour_bins(px)]
-    keep = np.isnan(mapped[..., 0])
+    bins = _colour_bins(px)
+    known = (~np.isnan(table[:, 0]))[bins]
+    lookup = np.clip(np.rint(np.nan_to_num(table)), 0, 255).astype(np.uint8)
     out = np.array(px, copy=True)
-    out[..., :3] = np.where(keep[..., None], px[..., :3], np.clip(np.rint(np.nan_to_num(mapped)), 0, 255))
+    out[known, :3] = lookup[bins[known]]
     return out
 
 
@@ -405,28 +449,43 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
     """(score, solid difference, affine, recoloured) of each ``thumbs[ib]`` aligned into the window of
     ``thumbs[ia]`` it shows (``prep`` indexed like ``thumbs``; ``windows`` from :func:`directed_windows` when
     already found). With ``refine_below`` (the verification bound) a pair scoring from
-    :attr:`Comparison.refine_from` up to it is aligned again (:func:`refine_affine`), and a colour pair still under
-    it is compared again with ``a``'s colours mapped to ``b``'s (:func:`compare` with ``recolour``); each keeps the
-    better. ``affine`` (m, 2, 3) is the alignment scored, ``recoloured`` (m,) whether the colours were mapped."""
+    :attr:`Comparison.refine_from` up to it is aligned again (:func:`refine_affine`), and a pair still under it is
+    compared again with ``a``'s colours mapped to ``b``'s (:func:`compare` with ``recolour``) in its window and in
+    the whole image; each keeps the better. A colour pair verified as it is counts as recoloured too when it also
+    verifies so, or its palette moves (:func:`palette_moves`). ``affine`` (m, 2, 3) is the alignment scored,
+    ``recoloured`` (m,) whether the colours were mapped (the second look maps them too)."""
     import numpy as np
 
     if windows is None:
         windows = directed_windows(prep, ia, ib, cmp)
     affines = window_affine(windows, thumbs.shape[1])
+    side = thumbs.shape[1]
+    whole = window_affine(np.array([0.0, side - 1, 0.0, side - 1]), side)[0]
     scores, solids = np.zeros(len(ia)), np.zeros(len(ia), dtype=np.int64)
     mapped = np.zeros(len(ia), dtype=bool)
     for q, (a, b) in enumerate(zip(ia.tolist(), ib.tolist(), strict=True)):
         grey = bool(prep.grey[a] or prep.grey[b])
         scores[q], solids[q] = compare(thumbs[a], thumbs[b], affines[q], int(prep.ink[b]), cmp, grey=grey)
-        if refine_below is None or scores[q] >= refine_below:
+        if refine_below is None:
+            continue
+        if scores[q] >= refine_below:
+            # Verified as it is, but drawn with another palette (a scatter's small markers in other colours agree
+            # on the thumbnail, not at the second look): the second look maps the colours too.
+            mapped[q] = not grey and palette_moves(thumbs[a], thumbs[b], affines[q], cmp)
             continue
         if scores[q] >= cmp.refine_from:
             refined = refine_affine(thumbs[a], thumbs[b], affines[q], cmp)
             score, solid = compare(thumbs[a], thumbs[b], refined, int(prep.ink[b]), cmp, grey=grey)
             if score > scores[q]:
                 scores[q], solids[q], affines[q] = score, solid, refined
-        if not grey and scores[q] < refine_below:
+        if scores[q] < refine_below:  # grey pairs too: a colour map drawn again in greys is not a greyscale copy
             score, solid = compare(thumbs[a], thumbs[b], affines[q], int(prep.ink[b]), cmp, recolour=True)
+            if score >= cmp.refine_from and solid > 0:
+                # The profiles are of luma, which another palette changes: they can pick a wrong window (a pie's
+                # wedges in pastels), so a pair that nearly verifies so is tried on the whole image too.
+                whole_score, whole_solid = compare(thumbs[a], thumbs[b], whole, int(prep.ink[b]), cmp, recolour=True)
+                if whole_score > score:
+                    score, solid, affines[q] = whole_score, whole_solid, whole
             if score >= refine_below:
                 scores[q], solids[q], mapped[q] = score, solid, True
     return scores, solids, affines, mapped

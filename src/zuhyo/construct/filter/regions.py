@@ -402,7 +402,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     width, height = _grid_size(pa, pb)
     affine = _grid_affine(thumb_affine, width, height, thumb)
     known = None
-    if recolour and not grey:
+    if recolour:
         pa, known = _recoloured_like(pa, pb, affine, (width, height))
     g = _grids(pa, pb, check, grey, known)
     if limit is not None:
