@@ -16,6 +16,7 @@ pytest.importorskip("scipy", reason="the [build] extra is needed")
 from zuhyo.construct.filter.feature_store import stack_features  # noqa: E402
 from zuhyo.construct.filter.near_duplicates import (  # noqa: E402
     DEFAULT_MIN_SCORE,
+    MAX_REGION,
     MAX_SOLID,
     FeatureArrays,
     candidate_pairs,
@@ -329,6 +330,68 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
     for phase, total in ((THUMBNAIL_PHASE, 3), (SECOND_LOOK_PHASE, looked)):
         dones = [d for d, t in seen[phase] if t == total]
         assert len(dones) == len(seen[phase]) and dones[0] == 0 and dones[-1] == total and dones == sorted(dones)
+
+
+def test_one_change_on_its_own_counts_twice_and_the_same_spread_over_the_image_does_not() -> None:
+    """A region holding most of what differs (one cell, one bar) counts twice its pixels against the limit; a
+    copy's residue of the same size among many (resampled edges, re-rendered text) counts as it is."""
+    from zuhyo.construct.filter.regions import RegionCheck, largest_region
+
+    pa = np.full((400, 600, 3), 255, np.uint8)
+    for x0 in range(60, 560, 100):
+        pa[100:330, x0:x0 + 40] = 60
+    same = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float32)
+    spots = [(40 + 50 * k, 360 if k % 2 else 80) for k in range(10)]
+
+    def with_spots(n: int) -> np.ndarray:
+        pb = pa.copy()
+        for x, y in spots[:n]:
+            pb[y:y + 3, x:x + 4] = 0
+        return pb
+
+    alone = largest_region(pa, with_spots(1), same, 128, RegionCheck(alone_weight=1))
+    assert 20 < alone <= MAX_REGION  # under the limit by its pixels
+    assert largest_region(pa, with_spots(1), same, 128) == 2 * alone > MAX_REGION  # but all that differs
+    assert largest_region(pa, with_spots(10), same, 128) == alone  # one of ten such: counted as it is
+    assert largest_region(pa, pa, same, 128) == 0
+
+
+def test_a_table_with_one_digit_changed_is_not_merged_and_its_copies_are() -> None:
+    """One digit of one cell changed (9,691 -> 9,694) is a region under the limit by its pixels - the filter
+    merged it - but it is all the two tables differ in; a copy drawn at another DPI or recompressed is merged."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from zuhyo.construct.filter.near_duplicates import region_scores, verify_scores
+    from zuhyo.construct.filter.regions import RegionCheck
+
+    def table(cells: list[list[int]], dpi: int = 100) -> bytes:
+        fig = plt.figure(figsize=(9, 5), dpi=dpi)
+        ax = fig.add_subplot(111)
+        ax.axis("off")
+        ax.table(cellText=[[f"{v:,}" for v in row] for row in cells], loc="center")
+        fig.suptitle("Budget")
+        return _png(fig)
+
+    cells = np.random.default_rng(4).integers(100, 9999, (8, 5)).tolist()
+    other = [row[:] for row in cells]
+    assert other[6][3] == 9691
+    other[6][3] = 9694
+    original = table(cells)
+    images = [original, table(other), table(cells, dpi=80),
+              _encoded(Image.open(io.BytesIO(original)).convert("RGB"), "JPEG", quality=40)]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2], [0, 3]])
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    assert scores[0] == 0.0 and regions[0] > MAX_REGION  # one digit changed: not merged
+    by_pixels = region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images, check=RegionCheck(alone_weight=1))
+    assert by_pixels[0] <= MAX_REGION  # ... which its pixels alone would have allowed
+    assert (scores[1:] >= DEFAULT_MIN_SCORE).all() and (regions[1:] <= MAX_REGION).all()  # the copies merged
 
 
 def _png(fig: object) -> bytes:

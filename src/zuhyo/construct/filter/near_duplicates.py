@@ -89,7 +89,9 @@ MAX_REGION = 40
 """Pixels of the largest difference region (:func:`zuhyo.construct.filter.regions.largest_region`, at the images'
 own resolution) a copy may show. On the hard corpus's tuning split (bench/README.md) the changed number of a table
 is 22-160 such pixels, a changed bar or panel hundreds; copies are at most 40 but for re-renders at another figure
-size (400-900: text keeps its size in points while the axes scale) and colour-map changes."""
+size (400-900: text keeps its size in points while the axes scale) and colour-map changes. A region that is most of
+what the pair differs in counts twice its pixels (:attr:`zuhyo.construct.filter.regions.RegionCheck.alone_share`):
+one changed digit of 22-39 px is other data, a copy's residue of that size among many is not."""
 DEFAULT_NEIGHBOURS = 8
 """Candidates per image: its nearest originals by crop window. Rank 2 held every planted copy of issue 10's
 5,000 charts, but not of look-alike kinds (tables, pies; issue 22): on the hard corpus's tuning split the true
@@ -587,8 +589,9 @@ class PairEvidence:
     """Pixels of solid difference of the thumbnails after alignment (at most MAX_SOLID for a pair that passed on
     thumbnails alone)."""
     region: int | None = None
-    """Pixels of the largest difference region at the images' resolution (at most MAX_REGION for a pair that
-    passed); ``None`` when the pair was judged on thumbnails alone."""
+    """Pixels of the largest difference region at the images' resolution, twice them for a region that is most of
+    what differs (at most MAX_REGION for a pair that passed); ``None`` when the pair was judged on thumbnails
+    alone."""
 
 
 _VerifyChunk = tuple["np.ndarray", "np.ndarray | tuple[str, np.ndarray]", "Prepared", "int | None", float]

@@ -19,7 +19,9 @@ another DPI) differs in scattered pixels and one-pixel seams along re-rasterised
    one-pixel seams, a closing by :attr:`RegionCheck.join` px joins the strokes of one changed number into one
    region; the result is the pixels of the largest region (the title band and the content box's outer
    :attr:`RegionCheck.edge` left out: a retitled copy, a trim a pixel off) among those whose box is more than
-   :attr:`RegionCheck.seam_width` px across (a long thin one is an edge slightly off).
+   :attr:`RegionCheck.seam_width` px across (a long thin one is an edge slightly off), counted
+   :attr:`RegionCheck.alone_weight` times when it holds :attr:`RegionCheck.alone_share` of all that differs
+   (one changed digit is all of it; a copy's differences are spread over the image).
 
 :func:`largest_region` above ``MAX_REGION`` (:mod:`zuhyo.construct.filter.near_duplicates`) means other data.
 
@@ -90,6 +92,15 @@ class RegionCheck:
     local_above: int = 40
     """Without a limit, the region above which a region may be explained as moved text (the filter's
     ``MAX_REGION``)."""
+    alone_share: float = 0.3
+    """A region holding at least this share of all the pixels in which the pair differs (after the masks, before
+    the seam opening) is a change on its own - one table cell, one bar - and counts :attr:`alone_weight` times
+    its pixels: a copy's differences (resampled edges, recompressed or re-rendered text) are spread over the
+    image. On both tuning splits the largest region of every copy with one of 10 px or more held at most 0.18 of
+    its pair's differing pixels, and each hard negative's 0.38-0.69 (bench/README.md, "seventh session")."""
+    alone_weight: int = 2
+    """How many times a region on its own (:attr:`alone_share`) counts its pixels: against the filter's limit of
+    40, one of more than 20 px is other data."""
 
 
 def _rgb(data: bytes, max_side: int) -> tuple[np.ndarray, tuple[int, int]]:
@@ -277,6 +288,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     differs[height - ey:] = 0
     differs[:, :ex] = 0
     differs[:, width - ex:] = 0
+    spread = cv2.countNonZero(differs)  # all the pair's differences, before the seams are taken out
     differs = cv2.morphologyEx(differs, cv2.MORPH_OPEN, np.ones((check.seam, check.seam), np.uint8))
     if not cv2.countNonZero(differs):
         return 0
@@ -289,23 +301,25 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     compact = across > check.seam_width
     if not compact.any():
         return 0
+    # One changed cell is most of what differs; a copy's largest region is a small part of a spread of them.
+    counted = np.where(pixels >= check.alone_share * spread, pixels * check.alone_weight, pixels)
     if text is None:
-        return int(pixels[compact].max())
+        return int(counted[compact].max())
     for k in np.argsort(-pixels):
         if not compact[k]:
             continue
-        if pixels[k] <= limit:
-            return int(pixels[k])
+        if counted[k] <= limit:
+            return int(counted[k])
         x, y, w, h = (int(v) for v in stats[k + 1, :4])
         if pixels[k] > check.text_fill * w * h:  # a solid patch (a bar of another height) is not strokes
-            return int(pixels[k])
+            return int(counted[k])
         # A long region (the labels along an axis: their places scale with the axes, their glyphs do not) is
         # looked at piece by piece, each about its own centre.
         piece = check.text_piece
         pieces = [(px, py, min(piece, x + w - px), min(piece, y + h - py))
                   for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
         if not all(_moved_text(g, affine, part, text, check, limit) for part in pieces):
-            return int(pixels[k])
+            return int(counted[k])
     return 0
 
 
