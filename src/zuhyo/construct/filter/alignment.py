@@ -87,6 +87,10 @@ class Comparison:
     palette_least: float = 0.002
     """Share of the pixels the coloured ink must exceed for :func:`palette_changed` to judge by it (a scatter's
     markers are 0.6-1.7 % of a thumbnail)."""
+    grey_map_solid: int = 20
+    """Pixels of solid difference over which a pair with a grey image, verified as it is, whose palette moves has
+    its colours mapped (:func:`directed_scores`): a chart drawn again in greys differs in tone (thousands of
+    pixels), a greyscale copy, compared on luma, hardly at all."""
 
 
 @dataclass(frozen=True)
@@ -471,7 +475,15 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
         if scores[q] >= refine_below:
             # Verified as it is, but drawn with another palette (a scatter's small markers in other colours agree
             # on the thumbnail, not at the second look): the second look maps the colours too.
-            mapped[q] = not grey and palette_moves(thumbs[a], thumbs[b], affines[q], cmp)
+            moves = palette_moves(thumbs[a], thumbs[b], affines[q], cmp)
+            mapped[q] = not grey and moves
+            if moves and solids[q] > (cmp.grey_map_solid if grey else 0):
+                # ... and its solid difference is of the colours mapped: the bars of a chart drawn again in other
+                # colours, or in greys, agree in shape, not in tone (the tone test would fail them). A grey pair
+                # (a greyscale copy agrees in tone on luma) only when its tones differ as they are.
+                _, solid = compare(thumbs[a], thumbs[b], affines[q], int(prep.ink[b]), cmp, recolour=True)
+                if solid < solids[q]:
+                    solids[q], mapped[q] = solid, True
             continue
         if scores[q] >= cmp.refine_from:
             refined = refine_affine(thumbs[a], thumbs[b], affines[q], cmp)
