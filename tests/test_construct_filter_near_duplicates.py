@@ -756,33 +756,3 @@ def test_bars_drawn_again_in_grey_are_merged_not_the_same_with_one_bar_changed()
     scores, solids, regions = verify_scores(arrays, np.array([[0, 1], [0, 2]]), images=images.__getitem__)
     assert scores[0] >= DEFAULT_MIN_SCORE and solids[0] < as_is[0] and 0 <= regions[0] <= MAX_REGION
     assert scores[1] == 0.0
-
-
-def test_thin_lines_drawn_again_in_another_palette_are_merged_not_with_one_series_reversed() -> None:
-    """Lines 1.5 px wide have no areas of one colour for the colour map to be fitted on: it is fitted on all
-    their pixels instead, at the thumbnail and at the second look. One series reversed, in either palette,
-    still fails."""
-    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
-
-    def lines(series: np.ndarray, colours: list[str]) -> bytes:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig = plt.figure(figsize=(7, 4.5), dpi=100)
-        ax = fig.add_subplot(111)
-        for values, colour in zip(series, colours, strict=True):
-            ax.plot(values, color=colour, linewidth=1.5)
-        ax.set_title("Exports")
-        return _png(fig)
-
-    series = np.cumsum(np.random.default_rng(3).normal(0, 1, (3, 30)), axis=1)
-    other = series.copy()
-    other[1] = other[1][::-1]
-    tab10, set1 = ["#1f77b4", "#ff7f0e", "#2ca02c"], ["#e41a1c", "#377eb8", "#4daf4a"]
-    images = [lines(series, tab10), lines(series, set1), lines(other, tab10), lines(other, set1)]
-    arrays = _arrays(images)
-    scores, _, regions = verify_scores(arrays, np.array([[0, 1], [0, 2], [0, 3]]), images=images.__getitem__)
-    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
-    assert scores[1] == 0.0 and scores[2] == 0.0

@@ -423,10 +423,7 @@ def compare(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, ink_b: int, cmp:
     if recolour:
         table = colour_map(window, b4, cmp)
         if not palette_changed(window, table, cmp):
-            # thin lines and small markers have no areas of one colour: a map fitted on all their pixels
-            table = colour_map(window, b4, cmp, areas=False)
-            if not palette_changed(window, table, cmp):
-                return 0.0, int(window.shape[0] * window.shape[1])
+            return 0.0, int(window.shape[0] * window.shape[1])
         window = recoloured(window, table)
     lowest, highest = cv2.erode(window, kernel), cv2.dilate(window, kernel)
     outside = cv2.max(cv2.subtract(lowest, b4), cv2.subtract(b4, highest))[top:]  # saturating: 0 inside the range

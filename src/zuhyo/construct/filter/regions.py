@@ -387,9 +387,7 @@ def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: t
                             borderMode=cv2.BORDER_REPLICATE)
     table = colour_map(window, rb)
     if not palette_changed(window, table):
-        table = colour_map(window, rb, areas=False)  # thin lines, small markers: no areas of one colour
-        if not palette_changed(window, table):
-            return pa, None
+        return pa, None
     return recoloured(pa, table), recolourable(pa, table)
 
 
