@@ -202,15 +202,14 @@ def test_a_cluster_keeps_its_best_member_and_drops_only_what_verifies_against_it
     rank = [0, 1, 2, 4, 3]  # 4 is better than 3
     asked: list[list[int]] = []
 
-    def other_data(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every pair scored now was looked at and differs in a region (other data)."""
+    def unlike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         asked.extend(todo.tolist())
-        return np.zeros(len(todo)), np.zeros(len(todo), dtype=np.int64), np.full(len(todo), 80)
+        return np.full(len(todo), 0.43), np.zeros(len(todo), dtype=np.int64), np.full(len(todo), -1)
 
-    groups = resolve_groups(5, pairs, rank, other_data, 0.86)
+    groups = resolve_groups(5, pairs, rank, unlike, 0.86)
     assert asked == [[0, 2]]
     assert [[(g.dropped, g.kept, g.verified) for g in links] for links in groups] == [
-        [(1, 0, "candidate")], [(3, 4, "candidate")]]  # 2 is not chained in through 1, nor is 1 kept for it
+        [(1, 0, "candidate")], [(3, 4, "candidate")]]  # 2 is not chained in through 1
 
     def alike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return np.full(len(todo), 0.97), np.zeros(len(todo), dtype=np.int64), np.full(len(todo), 12)
@@ -218,30 +217,6 @@ def test_a_cluster_keeps_its_best_member_and_drops_only_what_verifies_against_it
     groups = resolve_groups(5, pairs, rank, alike, 0.86)
     assert [(g.dropped, g.kept, g.verified, g.score, g.region) for g in groups[0]] == [
         (1, 0, "candidate", 0.99, None), (2, 0, "against kept", 0.97, 12)]  # the region of the second look too
-
-
-def test_a_member_that_only_fails_to_align_with_the_best_is_dropped_for_the_one_that_all_verify_against() -> None:
-    """An original (1), its enlarged copy (0, ranked best: more pixels) and a copy cropped from it (2): the crop
-    verifies against the original but its thumbnails do not align with the enlarged copy's (no region looked at,
-    no solid difference). Kept as the best, the enlarged copy would leave the crop in the set as a figure of its
-    own; the original, which both verify against, is kept instead, each drop verified against it."""
-    from zuhyo.construct.filter.duplicate_groups import resolve_groups
-    from zuhyo.construct.filter.near_duplicates import PairEvidence
-
-    pairs = [PairEvidence(0, 1, 0.1, 1.0, region=0), PairEvidence(1, 2, 0.1, 0.84, region=0)]
-    asked: list[list[int]] = []
-
-    def unaligned(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        asked.extend(todo.tolist())
-        return np.full(len(todo), 0.78), np.zeros(len(todo), dtype=np.int64), np.full(len(todo), -1)
-
-    groups = resolve_groups(3, pairs, [0, 1, 2], unaligned, 0.80)
-    assert asked == [[0, 2]]  # the best tried first; the original's pairs are all known
-    assert [[(g.dropped, g.kept, g.verified) for g in links] for links in groups] == [
-        [(0, 1, "candidate"), (2, 1, "candidate")]]
-    # With one try (the best only) the crop is left out, as before.
-    groups = resolve_groups(3, pairs, [0, 1, 2], unaligned, 0.80, tries=1)
-    assert [[(g.dropped, g.kept) for g in links] for links in groups] == [[(1, 0)]]
 
 
 def test_thumbnails_appended_one_at_a_time_are_mapped_from_their_file(tmp_path) -> None:
