@@ -116,6 +116,8 @@ def main() -> None:
     p.add_argument("--star-clusters", action="store_true", help="group as the filter did before issue 22 (to "
                    "measure an older tree: PYTHONPATH=/path/to/old/src)")
     p.add_argument("--json", type=Path, default=None, help="write the full result here")
+    p.add_argument("--list", action="store_true", help="also list zuhyo's false links and the copies it did not "
+                   "join to their original, each with its group (the items' roles, kinds and transforms)")
     args = p.parse_args()
     items = json.loads((args.corpus / "manifest.json").read_text())["items"][:args.n]
     datas = [(args.corpus / e["file"]).read_bytes() for e in items]
@@ -132,8 +134,28 @@ def main() -> None:
                                                    sorted(pred)), **anchor_times}
     print(json.dumps({k: v for k, v in result["zuhyo"].items() if not isinstance(v, dict)}))
     print(markdown(result))
+    if args.list:
+        print("\n".join(mistakes(items, cls, groups)))
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=1))
+
+
+def mistakes(items: list[dict[str, Any]], cls: list[int], groups: list[list[int]]) -> list[str]:
+    """One line per false link (a dropped item and the kept one showing other figures) and per copy not in its
+    original's group, with the group each is in (kept first) - what to look at when a figure moves."""
+
+    def named(i: int) -> str:
+        e = items[i]
+        return f"{i} ({e['role']} {e['kind']}{' ' + e['transform'] if 'transform' in e else ''})"
+
+    group_of = {i: g for g in groups for i in g}
+    out = [f"false link: {named(m)} dropped for {named(g[0])}; group {g}"
+           for g in groups for m in g[1:] if cls[m] != cls[g[0]]]
+    for i, e in enumerate(items):
+        if e["role"] == "copy" and e["original"] not in group_of.get(i, []):
+            out.append(f"copy not joined: {named(i)} of {e['original']}; its group {group_of.get(i)}, the "
+                       f"original's {group_of.get(e['original'])}")
+    return out
 
 
 def markdown(result: dict[str, Any]) -> str:
