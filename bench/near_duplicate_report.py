@@ -126,7 +126,11 @@ def main() -> None:
     group_of = {i: g for g, members in enumerate(groups) for i in members}
     links = [(m, g[0]) for g in groups for m in g[1:]]
     cls = classes(items, datas)
-    zuhyo = evaluate(items, cls, lambda a, b: a in group_of and group_of.get(b) == group_of[a], links)
+
+    def joined(a: int, b: int) -> bool:
+        return a in group_of and group_of.get(b) == group_of[a]
+
+    zuhyo = evaluate(items, cls, joined, links)
     result["zuhyo"] = {**zuhyo, **times, "peak_rss_driver_mib": round(_peak_rss_mib())}
     if not args.no_anchor:
         pred, anchor_times = run_anchor(datas, args.executor)
@@ -135,26 +139,24 @@ def main() -> None:
     print(json.dumps({k: v for k, v in result["zuhyo"].items() if not isinstance(v, dict)}))
     print(markdown(result))
     if args.list:
-        print("\n".join(mistakes(items, cls, groups)))
+        print("\n".join(mistakes(items, cls, links, joined, lambda i: groups[group_of[i]] if i in group_of else None)))
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=1))
 
 
-def mistakes(items: list[dict[str, Any]], cls: list[int], groups: list[list[int]]) -> list[str]:
-    """One line per false link (a dropped item and the kept one showing other figures) and per copy not in its
-    original's group, with the group each is in (kept first) - what to look at when a figure moves."""
+def mistakes(items: list[dict[str, Any]], cls: list[int], links: list[tuple[int, int]], joined: Any,
+             group: Any) -> list[str]:
+    """One line per false link (dropped, kept) of ``links`` and per copy not ``joined`` to its original, with
+    ``group(i)``, the group item ``i`` is in (kept first; ``None``) - what to look at when a figure moves."""
 
     def named(i: int) -> str:
         e = items[i]
         return f"{i} ({e['role']} {e['kind']}{' ' + e['transform'] if 'transform' in e else ''})"
 
-    group_of = {i: g for g in groups for i in g}
-    out = [f"false link: {named(m)} dropped for {named(g[0])}; group {g}"
-           for g in groups for m in g[1:] if cls[m] != cls[g[0]]]
-    for i, e in enumerate(items):
-        if e["role"] == "copy" and e["original"] not in group_of.get(i, []):
-            out.append(f"copy not joined: {named(i)} of {e['original']}; its group {group_of.get(i)}, the "
-                       f"original's {group_of.get(e['original'])}")
+    out = [f"false link: {named(m)} dropped for {named(k)}; group {group(k)}" for m, k in links if cls[m] != cls[k]]
+    out += [f"copy not joined: {named(i)} of {e['original']}; its group {group(i)}, the original's "
+            f"{group(e['original'])}"
+            for i, e in enumerate(items) if e["role"] == "copy" and not joined(i, e["original"])]
     return out
 
 
