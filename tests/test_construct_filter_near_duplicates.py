@@ -394,6 +394,74 @@ def test_a_table_with_one_digit_changed_is_not_merged_and_its_copies_are() -> No
     assert (scores[1:] >= DEFAULT_MIN_SCORE).all() and (regions[1:] <= MAX_REGION).all()  # the copies merged
 
 
+def test_a_pale_line_or_pale_text_changed_is_not_merged_and_its_copies_are() -> None:
+    """A pale series reversed in a line chart, and white text on a light box changed (16% -> 23%), differ by less
+    than the second look's level (their contrast is 50 levels at most): the filter merged both. Where both images
+    are faint around a pixel (no sharp edge to resample) a smaller difference counts; copies drawn at another DPI
+    or recompressed (JPEG 40) are still merged."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from zuhyo.construct.filter.near_duplicates import region_scores, verify_scores
+    from zuhyo.construct.filter.regions import RegionCheck
+
+    def lines(series: list[np.ndarray], dpi: int = 100) -> bytes:
+        fig = plt.figure(figsize=(8, 5), dpi=dpi)
+        ax = fig.add_subplot(111)
+        for ys, colour in zip(series, ("#333333", "#777777", "#aaaaaa", "#cccccc"), strict=True):
+            ax.plot(ys, color=colour, linewidth=1)
+        fig.suptitle("Rainfall")
+        return _png(fig)
+
+    def boxes(labels: list[str], dpi: int = 100) -> bytes:
+        fig = plt.figure(figsize=(8, 4), dpi=dpi)
+        for k, (text, shade) in enumerate(zip(labels, ("#909090", "#d0d0d0", "#dcdcdc", "#a0a0a0"), strict=True)):
+            ax = fig.add_axes((0.02 + 0.245 * k, 0.25, 0.22, 0.55))
+            ax.axis("off")
+            ax.add_patch(plt.Rectangle((0, 0), 1, 1, color=shade))
+            ax.text(0.5, 0.6, text, color="white", fontsize=28, fontweight="bold", ha="center", va="center")
+        fig.suptitle("Output (2007)")
+        return _png(fig)
+
+    def jpeg(data: bytes) -> bytes:
+        return _encoded(Image.open(io.BytesIO(data)).convert("RGB"), "JPEG", quality=40)
+
+    rng = np.random.default_rng(3)
+    series = [np.cumsum(rng.normal(0, 1, 40)) + 5 * k for k in range(4)]
+    reversed_pale = [*series[:3], series[3][::-1].copy()]
+    labels = ["45%", "17%", "16%", "53%"]
+    chart, panel = lines(series), boxes(labels)
+    images = [chart, lines(reversed_pale), lines(series, dpi=80), jpeg(chart),
+              panel, boxes(["45%", "17%", "23%", "53%"]), boxes(labels, dpi=80), jpeg(panel)]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2], [0, 3], [4, 5], [4, 6], [4, 7]])
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    assert (scores[[0, 3]] == 0.0).all() and (regions[[0, 3]] > MAX_REGION).all()  # other data: not merged
+    at_level_only = region_scores(arrays.thumbs, arrays.prepared, pairs[[0, 3]], images,
+                                  check=RegionCheck(faint_level=RegionCheck().level))
+    assert (at_level_only == 0).all()  # ... which the level alone does not see at all
+    copies = [1, 2, 4, 5]
+    assert (scores[copies] >= DEFAULT_MIN_SCORE).all() and (regions[copies] <= MAX_REGION).all()
+
+
+def test_bars_drawn_a_shade_lighter_are_still_merged() -> None:
+    """A palette drawn a shade lighter (dark grey bars 25 levels lighter) differs by less than the level inside
+    flat areas of both images: not faint structure, so not counted as a change."""
+    from zuhyo.construct.filter.regions import largest_region
+
+    pa = np.full((400, 600, 3), 255, np.uint8)
+    for k, x0 in enumerate(range(60, 560, 100)):
+        pa[330 - 40 * k:330, x0:x0 + 40] = 68
+    pb = np.where(pa == 68, 93, pa).astype(np.uint8)
+    same = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float32)
+    assert largest_region(pa, pb, same, 128) == 0
+
+
 def _png(fig: object) -> bytes:
     """A matplotlib figure's PNG bytes (the figure closed)."""
     import io

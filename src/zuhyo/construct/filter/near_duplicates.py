@@ -564,7 +564,8 @@ def looked_regions(pairs: np.ndarray, images: Sequence[bytes] | ImageSource, dir
             into, shown = (a, b) if directions.forward[q] else (b, a)  # b shown in a, or a in b
             ca, cb = content(into), content(shown)
             out[q] = largest_region(ca.pixels, cb.pixels, directions.affines[q], thumb, check, grey=bool(grey[q]),
-                                    limit=limit, recolour=bool(directions.mapped[q]), native=(ca.native, cb.native))
+                                    limit=limit, recolour=bool(directions.mapped[q]), native=(ca.native, cb.native),
+                                    faint=not (ca.lossy or cb.lossy))
     return out
 
 

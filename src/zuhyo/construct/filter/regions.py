@@ -15,9 +15,12 @@ another DPI) differs in scattered pixels and one-pixel seams along re-rasterised
    the thumbnail verification as the start, refined by OpenCV's ECC (an affine: rotation, shift, scale) on a
    :attr:`RegionCheck.align_side` px version - a 1.5 degree rotation is 10 px at 800 px;
 3. the difference of the two, both blurred by :attr:`RegionCheck.blur` px (a sub-pixel misalignment of an edge
-   is then small), above :attr:`RegionCheck.level`; an opening by :attr:`RegionCheck.seam` px removes the
-   one-pixel seams, a closing by :attr:`RegionCheck.join` px joins the strokes of one changed number into one
-   region; the result is the pixels of the largest region (the title band and the content box's outer
+   is then small), above :attr:`RegionCheck.level` - or above :attr:`RegionCheck.faint_level` where both images
+   are faint around the pixel (a pale line, white text on a light box: no sharp edge to resample) yet show some
+   structure there (not two flat areas of other shades: a palette drawn a shade lighter; nor in a pair with a
+   JPEG, whose faint shades move); an opening by :attr:`RegionCheck.seam` px removes the one-pixel seams, a
+   closing by :attr:`RegionCheck.join` px joins the strokes of one changed number into one region; the result
+   is the pixels of the largest region (the title band and the content box's outer
    :attr:`RegionCheck.edge` left out: a retitled copy, a trim a pixel off) among those whose box is more than
    :attr:`RegionCheck.seam_width` px across (a long thin one is an edge slightly off), counted
    :attr:`RegionCheck.alone_weight` times when it holds :attr:`RegionCheck.alone_share` of all that differs
@@ -35,7 +38,7 @@ decided no pair otherwise; bench/README.md, "sixth session".)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from zuhyo.construct.filter.alignment import THUMB, TITLE_BAND, figure_box
@@ -98,14 +101,29 @@ class RegionCheck:
     its pixels: a copy's differences (resampled edges, recompressed or re-rendered text) are spread over the
     image. On both tuning splits the largest region of every copy with one of 10 px or more held at most 0.18 of
     its pair's differing pixels, and each hard negative's 0.38-0.69 (bench/README.md, "seventh session")."""
+    faint_level: int = 20
+    """Difference above which a pixel differs where both images are faint around it (:attr:`faint_contrast`,
+    :attr:`faint_structure`; not with colours mapped, whose map leaves shades of its own): a pale series moved,
+    white text on a light box changed - other data that never reaches :attr:`level`, where no sharp edge can be
+    resampled or recompressed into a difference that large. On the hard corpus's seeds 0, 2, 6 and 7 it kept 3
+    hard negatives of 7 from being merged and lost no copy (bench/README.md, "ninth session")."""
+    faint_contrast: int = 40
+    """Luma range (max - min over 7 x 7 px, blurred) at or below which both images are faint at a pixel."""
+    faint_structure: int = 8
+    """Luma range (as :attr:`faint_contrast`) from which there is structure at a pixel (a pale line, a glyph), not
+    one flat shade in both images."""
     alone_weight: int = 2
     """How many times a region on its own (:attr:`alone_share`) counts its pixels: against the filter's limit of
     40, one of more than 20 px is other data."""
 
 
-def _rgb(data: bytes, max_side: int) -> tuple[np.ndarray, tuple[int, int]]:
-    """(h, w, 3) uint8: the image composited on white (a JPEG decoded at a reduced scale near ``max_side``), and
-    the image's own (width, height)."""
+LOSSY_FORMATS = ("JPEG", "MPO", "WEBP")
+"""Formats whose encoders may move faint shades (WebP counted so: it may be lossy)."""
+
+
+def _rgb(data: bytes, max_side: int) -> tuple[np.ndarray, tuple[int, int], bool]:
+    """(h, w, 3) uint8: the image composited on white (a JPEG decoded at a reduced scale near ``max_side``), the
+    image's own (width, height), and whether its format is lossy (:data:`LOSSY_FORMATS`)."""
     import numpy as np
 
     im, size = decode_untrusted_fast(data, DEFAULT_MAX_PIXELS, not_image="not a readable image",
@@ -115,13 +133,14 @@ def _rgb(data: bytes, max_side: int) -> tuple[np.ndarray, tuple[int, int]]:
         if im.opaque:
             import cv2
 
-            return np.asarray(cv2.cvtColor(rgba, cv2.COLOR_RGBA2RGB)), size
+            return np.asarray(cv2.cvtColor(rgba, cv2.COLOR_RGBA2RGB)), size, False
     elif im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
         rgba = np.asarray(im.convert("RGBA"))
     else:
-        return np.asarray(im if im.mode == "RGB" else im.convert("RGB")), size
+        return np.asarray(im if im.mode == "RGB" else im.convert("RGB")), size, im.format in LOSSY_FORMATS
+    lossy = not isinstance(im, PngPixels) and im.format in LOSSY_FORMATS
     alpha = rgba[:, :, 3:4].astype(np.uint16)
-    return np.minimum(rgba[:, :, :3] * alpha // 255 + (255 - alpha), 255).astype(np.uint8), size
+    return np.minimum(rgba[:, :, :3] * alpha // 255 + (255 - alpha), 255).astype(np.uint8), size, lossy
 
 
 @dataclass(frozen=True)
@@ -132,6 +151,9 @@ class Content:
     """(h, w, 3) uint8 RGB, its long side at most :attr:`RegionCheck.max_side`."""
     native: tuple[float, float]
     """(width, height) of the box in the image's own pixels."""
+    lossy: bool = False
+    """The image's format is lossy (a JPEG): its faint shades are not to be trusted (:attr:`RegionCheck.faint_level`
+    is not used for a pair with such an image)."""
 
 
 def content_pixels(data: bytes, check: RegionCheck = RegionCheck()) -> np.ndarray:
@@ -146,7 +168,7 @@ def content(data: bytes, check: RegionCheck = RegionCheck()) -> Content:
     import cv2
     import numpy as np
 
-    px, (full_w, full_h) = _rgb(data, check.max_side)
+    px, (full_w, full_h), lossy = _rgb(data, check.max_side)
     h, w = px.shape[:2]
     top, bottom, left, right = figure_box(cv2.resize(px, (THUMB, THUMB), interpolation=cv2.INTER_AREA))
     sy, sx = h / THUMB, w / THUMB
@@ -158,7 +180,7 @@ def content(data: bytes, check: RegionCheck = RegionCheck()) -> Content:
     if scale < 1:
         box = cv2.resize(box, (max(1, round(box.shape[1] * scale)), max(1, round(box.shape[0] * scale))),
                          interpolation=cv2.INTER_AREA)
-    return Content(np.asarray(box), native)
+    return Content(np.asarray(box), native, lossy)
 
 
 def _grid_affine(affine: np.ndarray, width: int, height: int, thumb: int) -> np.ndarray:
@@ -280,8 +302,19 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         # half the resolution, so a copy's colours bleed across edges by a pixel or two.
         r, gr, bl = cv2.split(outside(g.ca, g.cb))
         diff = cv2.max(diff, cv2.max(cv2.max(r, gr), bl))
-    differs = cv2.bitwise_and((diff > check.level).view(np.uint8),
-                              cv2.erode(inside, np.ones((5, 5), np.uint8)))
+    over = diff > check.level
+    if check.faint_level < check.level and g.known is None:
+        # Where neither image has a sharp edge nearby, a smaller difference is a change, not resampling. Not with
+        # colours mapped: a map fitted on bins leaves shades of its own.
+        wa = cv2.warpAffine(g.ba, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+        square = np.ones((7, 7), np.uint8)
+        contrast = cv2.max(cv2.subtract(cv2.dilate(wa, square), cv2.erode(wa, square)),
+                           cv2.subtract(cv2.dilate(g.bb, square), cv2.erode(g.bb, square)))
+        # ... and some faint structure there (a line, a glyph): two flat areas of other shades are a palette
+        # drawn a shade lighter, not other data
+        faint = (contrast <= check.faint_contrast) & (contrast >= check.faint_structure)
+        over |= (diff > check.faint_level) & faint
+    differs = cv2.bitwise_and(over.view(np.uint8), cv2.erode(inside, np.ones((5, 5), np.uint8)))
     differs[:round(check.title_band * height)] = 0
     # The content box's own edge (an axis label cut by the trim a pixel off, the end of a crop) is left out.
     ey, ex = round(check.edge * height), round(check.edge * width)
@@ -393,8 +426,8 @@ def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: t
 
 def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thumb: int,
                    check: RegionCheck = RegionCheck(), grey: bool = False, limit: int | None = None,
-                   recolour: bool = False, native: tuple[tuple[float, float], tuple[float, float]] | None = None
-                   ) -> int:
+                   recolour: bool = False, native: tuple[tuple[float, float], tuple[float, float]] | None = None,
+                   faint: bool = True) -> int:
     """Pixels of the largest region in which ``pb`` (:func:`content_pixels`) differs from the part of ``pa``
     that the thumbnail verification found it shows (``thumb_affine``, 2x3 from ``pb``'s ``thumb`` px thumbnail to
     ``pa``'s: :func:`zuhyo.construct.filter.alignment.directed_scores`); see the module doc.
@@ -412,7 +445,12 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     pair whose text would be of one size in points, were it drawn at one resolution, has each region over the
     limit looked at again as that text moved (:func:`_moved_text`): a chart re-rendered at another figure size.
     The scale of ``a``'s text against ``b``'s is then ``b``'s native width over ``a``'s times what the alignment
-    scales ``b`` by (each image's own pixels to the grid, and the grid to ``a``'s)."""
+    scales ``b`` by (each image's own pixels to the grid, and the grid to ``a``'s).
+
+    Without ``faint`` (a pair with a lossy image, :attr:`Content.lossy`: JPEG moves faint shades by 20 levels and
+    more) a pixel differs above :attr:`RegionCheck.level` only."""
+    if not faint:
+        check = replace(check, faint_level=check.level)
     width, height = _grid_size(pa, pb)
     affine = _grid_affine(thumb_affine, width, height, thumb)
     known = None
