@@ -296,7 +296,8 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     def outside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return cv2.absdiff(cv2.warpAffine(a, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE), b)
 
-    diff = outside(g.ba, g.bb)
+    wa = cv2.warpAffine(g.ba, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    diff = cv2.absdiff(wa, g.bb)
     if g.ca is not None and g.cb is not None:
         # Colour too (a colour map can give two values one luma), blurred by twice as much: JPEG keeps colour at
         # half the resolution, so a copy's colours bleed across edges by a pixel or two.
@@ -306,7 +307,6 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     if check.faint_level < check.level and g.known is None:
         # Where neither image has a sharp edge nearby, a smaller difference is a change, not resampling. Not with
         # colours mapped: a map fitted on bins leaves shades of its own.
-        wa = cv2.warpAffine(g.ba, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
         square = np.ones((7, 7), np.uint8)
         contrast = cv2.max(cv2.subtract(cv2.dilate(wa, square), cv2.erode(wa, square)),
                            cv2.subtract(cv2.dilate(g.bb, square), cv2.erode(g.bb, square)))
