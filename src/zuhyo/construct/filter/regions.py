@@ -128,17 +128,17 @@ def _rgb(data: bytes, max_side: int) -> tuple[np.ndarray, tuple[int, int], bool]
 
     im, size = decode_untrusted_fast(data, DEFAULT_MAX_PIXELS, not_image="not a readable image",
                                      draft_side=max_side)
+    lossy = not isinstance(im, PngPixels) and im.format in LOSSY_FORMATS
     if isinstance(im, PngPixels):
         rgba = im.rgba
         if im.opaque:
             import cv2
 
-            return np.asarray(cv2.cvtColor(rgba, cv2.COLOR_RGBA2RGB)), size, False
+            return np.asarray(cv2.cvtColor(rgba, cv2.COLOR_RGBA2RGB)), size, lossy
     elif im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
         rgba = np.asarray(im.convert("RGBA"))
     else:
-        return np.asarray(im if im.mode == "RGB" else im.convert("RGB")), size, im.format in LOSSY_FORMATS
-    lossy = not isinstance(im, PngPixels) and im.format in LOSSY_FORMATS
+        return np.asarray(im if im.mode == "RGB" else im.convert("RGB")), size, lossy
     alpha = rgba[:, :, 3:4].astype(np.uint16)
     return np.minimum(rgba[:, :, :3] * alpha // 255 + (255 - alpha), 255).astype(np.uint8), size, lossy
 
@@ -293,15 +293,15 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
                             flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
                             borderValue=0)
 
-    def outside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return cv2.absdiff(cv2.warpAffine(a, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE), b)
+    def warped(a: np.ndarray) -> np.ndarray:
+        return np.asarray(cv2.warpAffine(a, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE))
 
-    wa = cv2.warpAffine(g.ba, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    wa = warped(g.ba)  # also what the faint test below looks at
     diff = cv2.absdiff(wa, g.bb)
     if g.ca is not None and g.cb is not None:
         # Colour too (a colour map can give two values one luma), blurred by twice as much: JPEG keeps colour at
         # half the resolution, so a copy's colours bleed across edges by a pixel or two.
-        r, gr, bl = cv2.split(outside(g.ca, g.cb))
+        r, gr, bl = cv2.split(cv2.absdiff(warped(g.ca), g.cb))
         diff = cv2.max(diff, cv2.max(cv2.max(r, gr), bl))
     over = diff > check.level
     if check.faint_level < check.level and g.known is None:
