@@ -15,6 +15,7 @@ pairs within Hamming distance 10; a copy is found when the pair (copy, original)
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import time
 from collections import defaultdict
@@ -32,6 +33,7 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
     from zuhyo.construct.executor import map_items
     from zuhyo.construct.filter import near_duplicates as nd
     from zuhyo.construct.filter.feature_store import stack_features
+    from zuhyo.construct.filter.regions import LOSSY_FORMATS
     score = nd.DEFAULT_MIN_SCORE if min_score is None else min_score
     t0 = time.perf_counter()
     measured = map_items(_inspect_measured, datas, executor=executor)
@@ -41,7 +43,10 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
     t1 = time.perf_counter()
     arrays = stack_features(feats)
     # the stage's ranking of cluster members: the most content first, then the least around it
-    area = [nd.best_first(f.width, f.height, f.content_area) for f in feats]
+    # (an older tree's best_first may not take lossy)
+    lossy_first = "lossy" in inspect.signature(nd.best_first).parameters
+    area = [nd.best_first(f.width, f.height, f.content_area, f.format in LOSSY_FORMATS) if lossy_first
+            else nd.best_first(f.width, f.height, f.content_area) for f in feats]
     del feats
     kwargs = {} if neighbours is None else {"neighbours": neighbours}
     cands = nd.near_duplicate_candidates(arrays, **kwargs)

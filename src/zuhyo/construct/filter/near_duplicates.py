@@ -172,12 +172,19 @@ CONTENT_STEPS = 8
 """Steps per doubling of :attr:`ImageFeatures.content_area` that :func:`content_rank` tells apart (~9 %)."""
 
 
-def best_first(width: int, height: int, content_area: float) -> tuple[int, int]:
+LOSSY_STEPS = CONTENT_STEPS
+"""What a lossy image (a JPEG: :data:`zuhyo.construct.filter.regions.LOSSY_FORMATS`) gives up in
+:func:`best_first`'s ranking: one doubling of content, so a recompressed copy is kept over a lossless image only
+when it shows more than twice the pixels (a copy enlarged and recompressed was kept over its PNG original, and
+the original's other copies, verified against the JPEG, were left out: bench/README.md, "tenth session")."""
+
+
+def best_first(width: int, height: int, content_area: float, lossy: bool = False) -> tuple[int, int]:
     """Sort key of near duplicates, the one to keep first: the most content (:func:`content_rank` of
-    ``content_area``; the whole image when not known), then the least around it (a padded copy or a screenshot
-    shows its original's content with more pixels around it)."""
+    ``content_area``; the whole image when not known; :data:`LOSSY_STEPS` less for a ``lossy`` image), then the
+    least around it (a padded copy or a screenshot shows its original's content with more pixels around it)."""
     area = width * height
-    return -content_rank(content_area or area), area
+    return -(content_rank(content_area or area) - (LOSSY_STEPS if lossy else 0)), area
 
 
 def content_rank(area: float) -> int:

@@ -26,6 +26,9 @@ another DPI) differs in scattered pixels and one-pixel seams along re-rasterised
    :attr:`RegionCheck.alone_weight` times when it holds :attr:`RegionCheck.alone_share` of all that differs
    (one changed digit is all of it; a copy's differences are spread over the image).
 
+A pair of charts drawn in strokes (lines, markers: :attr:`RegionCheck.ink_share`) whose region is over the limit
+is compared once more as ink alone, whatever its colours (:func:`_ink`): lines drawn again with another palette.
+
 :func:`largest_region` above ``MAX_REGION`` (:mod:`zuhyo.construct.filter.near_duplicates`) means other data.
 
 Speed: ECC and a comparison at full resolution for every pair cost ~100 ms a pair on the loaded 2-core machine,
@@ -112,6 +115,18 @@ class RegionCheck:
     faint_structure: int = 8
     """Luma range (as :attr:`faint_contrast`) from which there is structure at a pixel (a pale line, a glyph), not
     one flat shade in both images."""
+    least_shown: float = 0.5
+    """The least share of ``b``'s content an alignment may put inside ``a``'s: below it (ECC run off the image, a
+    window that shows little of the other) the pair differs everywhere, not nowhere - what falls outside is not
+    compared, so two different charts once scored a region of 0 so."""
+    ink_share: float = 0.3
+    """A pair whose second look finds a region over the limit is looked at once more as ink alone
+    (:func:`_ink`: where each image's colour is far from its backgrounds, whatever the colour) when in both
+    images less than this share of the ink is left after an erosion by 3 px (:func:`_thin`: lines, markers,
+    text - not bars, wedges or cells): lines drawn again with another palette, whose colours all differ where
+    their strokes agree. 0 turns this off. On the hard corpus's seeds 6-9 it merged 6 copies of many lines and
+    error bars in another palette that were lost, and no planted hard negative more (bench/README.md, "tenth
+    session")."""
     alone_weight: int = 2
     """How many times a region on its own (:attr:`alone_share`) counts its pixels: against the filter's limit of
     40, one of more than 20 px is other data."""
@@ -287,6 +302,8 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     import numpy as np
 
     height, width = g.gb.shape
+    if _shown_share(affine, width, height) < check.least_shown:
+        return height * width  # the alignment ran off ``a``: nothing it shows can vouch for the pair
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
     known = np.ones((height, width), np.uint8) if g.known is None else g.known
     inside = cv2.warpAffine(known, affine, (width, height),
@@ -354,6 +371,17 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         if not all(_moved_text(g, affine, part, text, check, limit) for part in pieces):
             return int(counted[k])
     return 0
+
+
+def _shown_share(affine: np.ndarray, width: int, height: int, samples: int = 16) -> float:
+    """The share of ``b``'s grid (``width`` x ``height``) that ``affine`` (``b``'s grid to ``a``'s, the same size)
+    puts inside ``a``'s, on a ``samples`` x ``samples`` lattice of points."""
+    import numpy as np
+
+    xs, ys = np.meshgrid(np.linspace(0, width - 1, samples), np.linspace(0, height - 1, samples))
+    x = affine[0, 0] * xs + affine[0, 1] * ys + affine[0, 2]
+    y = affine[1, 0] * xs + affine[1, 1] * ys + affine[1, 2]
+    return float(((x >= 0) & (x <= width - 1) & (y >= 0) & (y <= height - 1)).mean())
 
 
 def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], text: tuple[float, float],
@@ -448,12 +476,17 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     scales ``b`` by (each image's own pixels to the grid, and the grid to ``a``'s).
 
     Without ``faint`` (a pair with a lossy image, :attr:`Content.lossy`: JPEG moves faint shades by 20 levels and
-    more) a pixel differs above :attr:`RegionCheck.level` only."""
+    more) a pixel differs above :attr:`RegionCheck.level` only.
+
+    A pair (not ``grey``) whose region is over the limit (``limit``, or :attr:`RegionCheck.local_above` without
+    one) and whose images are both drawn in strokes (:attr:`RegionCheck.ink_share`) is looked at again as their
+    ink alone (:func:`_ink`, on luma): the smaller of the two regions counts."""
     if not faint:
         check = replace(check, faint_level=check.level)
     width, height = _grid_size(pa, pb)
     affine = _grid_affine(thumb_affine, width, height, thumb)
     known = None
+    as_drawn = pa
     if recolour:
         pa, known = _recoloured_like(pa, pb, affine, (width, height))
     g = _grids(pa, pb, check, grey, known)
@@ -462,8 +495,57 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
         if first <= limit:
             return first
     refined = _refined(g, affine, check.align_side, check.ecc_iterations)
-    return _region(g, refined, check, text=_text_scale(refined, native, check),
-                   limit=check.local_above if limit is None else limit)
+    text, bound = _text_scale(refined, native, check), check.local_above if limit is None else limit
+    found = _region(g, refined, check, text=text, limit=bound)
+    if found > bound and not grey and check.ink_share > 0:
+        # Lines and markers drawn with another palette: no areas to fit a colour map on (and pale lines match in
+        # the thumbnail as they are, so the pair is not even recoloured). Their strokes are where they were;
+        # other data moves them. Aligned as the images were (ECC on two sparse masks can run off the image).
+        ink_a, ink_b = _ink(as_drawn, check), _ink(pb, check)
+        if _thin(ink_a, check) and _thin(ink_b, check):
+            import cv2
+            import numpy as np
+
+            ma, mb = (np.asarray(cv2.cvtColor(cv2.bitwise_not(ink), cv2.COLOR_GRAY2RGB)) for ink in (ink_a, ink_b))
+            inked = _grids(ma, mb, check, grey=True)
+            found = min(found, _region(inked, refined, replace(check, faint_level=check.level), text=text,
+                                       limit=bound))
+    return found
+
+
+def _ink(px: np.ndarray, check: RegionCheck) -> np.ndarray:
+    """(h, w) uint8, 255 where ``px`` (h x w x 3 uint8) shows ink: a colour more than :attr:`RegionCheck.level`
+    (in its largest channel) from each of its background colours - by the bins of
+    :func:`zuhyo.construct.filter.alignment.colour_map`, the commonest (a page, an axes' face) and the commonest
+    along its edge (the page round a face); a bar's colour is ink - and at least half as far as the farthest
+    within 1 px: a stroke's width at half its contrast, the same for a pale line and a dark one (at a fixed level
+    a dark line's antialiased fringe is ink, a pale one's is not)."""
+    import cv2
+    import numpy as np
+
+    from zuhyo.construct.filter.alignment import COLOUR_BINS, _colour_bins
+
+    bins = _colour_bins(px)
+    rim = np.concatenate([bins[0], bins[-1], bins[:, 0], bins[:, -1]])
+    backgrounds = {int(np.argmax(np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3))),
+                   int(np.argmax(np.bincount(rim)))}
+    far: np.ndarray = np.full(px.shape[:2], 255, dtype=np.uint8)
+    for b in sorted(backgrounds):
+        colour = np.round(cv2.mean(px, mask=(bins == b).view(np.uint8))[:3]).astype(np.uint8)
+        r, g, bl = cv2.split(cv2.absdiff(px, np.full_like(px, colour)))
+        far = np.asarray(cv2.min(far, cv2.max(cv2.max(r, g), bl)))
+    peak = cv2.dilate(far, np.ones((3, 3), np.uint8))
+    return np.asarray(((far > check.level) & (far.astype(np.int16) * 2 >= peak)).view(np.uint8) * 255)
+
+
+def _thin(ink: np.ndarray, check: RegionCheck) -> bool:
+    """Whether most of ``ink`` (:func:`_ink`) is strokes (lines, markers, text) rather than areas: what is left of
+    it after an erosion by 3 px is under :attr:`RegionCheck.ink_share` of it."""
+    import cv2
+    import numpy as np
+
+    total = cv2.countNonZero(ink)
+    return total > 0 and cv2.countNonZero(cv2.erode(ink, np.ones((3, 3), np.uint8))) < check.ink_share * total
 
 
 def _text_scale(affine: np.ndarray, native: tuple[tuple[float, float], tuple[float, float]] | None,

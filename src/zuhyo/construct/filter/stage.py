@@ -49,6 +49,7 @@ from zuhyo.construct.filter.near_duplicates import (
     verified_pairs,
     verify_scores,
 )
+from zuhyo.construct.filter.regions import LOSSY_FORMATS
 from zuhyo.construct.workspace import Workspace
 from zuhyo.construct.workspace.records import record_decision, record_error, resolve_error
 from zuhyo.construct.workspace.scratch import scratch_dir
@@ -103,6 +104,9 @@ class _Figure:
     edition: str | None
     content: float = 0.0
     """Pixels of what its image shows (:attr:`ImageFeatures.content_area`), once read."""
+    lossy: bool = False
+    """Its image's format is lossy (a JPEG), once read: ranked lower as a cluster's kept member
+    (:data:`~zuhyo.construct.filter.near_duplicates.LOSSY_STEPS`)."""
 
 
 def _history(ws: Workspace) -> tuple[list[_Figure], dict[int, list[DecisionRow]]]:
@@ -148,9 +152,10 @@ def inspect_all(ws: Workspace, shas: list[str], executor: str,
 
 
 def _best_first(f: _Figure) -> tuple[Any, ...]:
-    """Sort key: the most content first, then the least around it (:func:`best_first`), then latest year, then
-    latest edition, then the first collected."""
-    return (*best_first(f.width or 0, f.height or 0, f.content), -(f.year or 0), _neg_text(f.edition or ""), f.id)
+    """Sort key: the most content first (a lossy image's ranked lower), then the least around it
+    (:func:`best_first`), then latest year, then latest edition, then the first collected."""
+    return (*best_first(f.width or 0, f.height or 0, f.content, f.lossy), -(f.year or 0), _neg_text(f.edition or ""),
+            f.id)
 
 
 def _neg_text(text: str) -> tuple[int, ...]:
@@ -260,7 +265,7 @@ def run_filter(ws: Workspace, *, min_side: int = DEFAULT_MIN_SIDE, min_pixels: i
                     wanted[f.id] = ("drop", problem, {"check": LOW_RESOLUTION, "width": r.width, "height": r.height})
                 else:
                     f.width, f.height = r.width, r.height  # the image's true size ranks cluster members
-                    f.content = r.content_area
+                    f.content, f.lossy = r.content_area, r.format in LOSSY_FORMATS
                     passed.append(f)
             del results
             arrays = collected.finish()  # indexed like the passed images' sha256, sorted
