@@ -242,20 +242,21 @@ def _grids(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool,
            known: np.ndarray | None = None) -> _Grids:
     """Both on the grid of the smaller (the coarser image sets the detail both can show); ``known`` (``pa``'s
     shape, uint8 1 or 0; see :attr:`_Grids.known`) on the grid too, a grid pixel known only where all of
-    ``pa``'s under it are."""
+    ``pa``'s under it are. ``pa`` and ``pb`` are RGB, or (compared on luma) one plane each."""
     import cv2
     import numpy as np
 
     size = _grid_size(pa, pb)
-    ra = cv2.resize(pa, size, interpolation=cv2.INTER_AREA)
-    rb = cv2.resize(pb, size, interpolation=cv2.INTER_AREA)
-    # ITU-R 601 luma (as convert("L")) before the resize, as the alignment was tuned on
-    ga = cv2.resize(cv2.cvtColor(pa, cv2.COLOR_RGB2GRAY), size, interpolation=cv2.INTER_AREA)
-    gb = cv2.resize(cv2.cvtColor(pb, cv2.COLOR_RGB2GRAY), size, interpolation=cv2.INTER_AREA)
+
+    def luma(px: np.ndarray) -> np.ndarray:  # ITU-R 601 (as convert("L")) before the resize, as tuned on
+        return px if px.ndim == 2 else np.asarray(cv2.cvtColor(px, cv2.COLOR_RGB2GRAY))
+
+    ga = cv2.resize(luma(pa), size, interpolation=cv2.INTER_AREA)
+    gb = cv2.resize(luma(pb), size, interpolation=cv2.INTER_AREA)
     ca = cb = None
     if not grey:
-        ca = cv2.GaussianBlur(_fine(ra), (0, 0), 2 * check.blur)
-        cb = cv2.GaussianBlur(_fine(rb), (0, 0), 2 * check.blur)
+        ca = cv2.GaussianBlur(_fine(cv2.resize(pa, size, interpolation=cv2.INTER_AREA)), (0, 0), 2 * check.blur)
+        cb = cv2.GaussianBlur(_fine(cv2.resize(pb, size, interpolation=cv2.INTER_AREA)), (0, 0), 2 * check.blur)
     on_grid = None
     if known is not None:
         on_grid = (cv2.resize(known.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999).view(np.uint8)
@@ -501,13 +502,13 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
         # Lines and markers drawn with another palette: no areas to fit a colour map on (and pale lines match in
         # the thumbnail as they are, so the pair is not even recoloured). Their strokes are where they were;
         # other data moves them. Aligned as the images were (ECC on two sparse masks can run off the image).
-        ink_a, ink_b = _ink(as_drawn, check), _ink(pb, check)
-        if _thin(ink_a, check) and _thin(ink_b, check):
+        ink_a = _ink(as_drawn, check)
+        ink_b = _ink(pb, check) if _thin(ink_a, check) else None
+        if ink_b is not None and _thin(ink_b, check):
             import cv2
             import numpy as np
 
-            ma, mb = (np.asarray(cv2.cvtColor(cv2.bitwise_not(ink), cv2.COLOR_GRAY2RGB)) for ink in (ink_a, ink_b))
-            inked = _grids(ma, mb, check, grey=True)
+            inked = _grids(np.asarray(cv2.bitwise_not(ink_a)), np.asarray(cv2.bitwise_not(ink_b)), check, grey=True)
             found = min(found, _region(inked, refined, replace(check, faint_level=check.level), text=text,
                                        limit=bound))
     return found
