@@ -29,7 +29,7 @@ another DPI) differs in scattered pixels and one-pixel seams along re-rasterised
 A pair of charts drawn in strokes (lines, markers: :attr:`RegionCheck.ink_share`) whose region is over the limit
 is compared once more as ink alone, whatever its colours (:func:`_ink`): lines drawn again with another palette.
 One that passes, if both images are lossless and of one size, fails when ink of one lies where the other has none
-(:func:`_stray_ink`, :attr:`RegionCheck.stray_limit`): a thin line of other data, which the seam opening of 3.
+(:func:`_stray_ink`, :attr:`RegionCheck.stray_limit`): a thin line of other data, which the seam opening (step 3)
 takes out.
 
 :func:`largest_region` above ``MAX_REGION`` (:mod:`zuhyo.construct.filter.near_duplicates`) means other data.
@@ -348,13 +348,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         # drawn a shade lighter, not other data
         faint = (contrast <= check.faint_contrast) & (contrast >= check.faint_structure)
         over |= (diff > check.faint_level) & faint
-    differs = cv2.bitwise_and(over.view(np.uint8), cv2.erode(inside, np.ones((5, 5), np.uint8)))
-    differs[:round(check.title_band * height)] = 0
-    # The content box's own edge (an axis label cut by the trim a pixel off, the end of a crop) is left out.
-    ey, ex = round(check.edge * height), round(check.edge * width)
-    differs[height - ey:] = 0
-    differs[:, :ex] = 0
-    differs[:, width - ex:] = 0
+    differs = _compared(over.view(np.uint8), inside, check)
     spread = cv2.countNonZero(differs)  # all the pair's differences, before the seams are taken out
     differs = cv2.morphologyEx(differs, cv2.MORPH_OPEN, np.ones((check.seam, check.seam), np.uint8))
     if not cv2.countNonZero(differs):
@@ -388,6 +382,23 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         if not all(_moved_text(g, affine, part, text, check, limit) for part in pieces):
             return int(counted[k])
     return 0
+
+
+def _compared(mask: np.ndarray, inside: np.ndarray, check: RegionCheck) -> np.ndarray:
+    """``mask`` (uint8, on the grid) where it is compared: well inside what the alignment shows of ``a``
+    (``inside`` eroded by 5 px), below the title band, and off the content box's own edge (an axis label cut by
+    the trim a pixel off, the end of a crop)."""
+    import cv2
+    import numpy as np
+
+    height, width = mask.shape
+    out = np.asarray(cv2.bitwise_and(mask, cv2.erode(inside, np.ones((5, 5), np.uint8))))
+    out[:round(check.title_band * height)] = 0
+    ey, ex = round(check.edge * height), round(check.edge * width)
+    out[height - ey:] = 0
+    out[:, :ex] = 0
+    out[:, width - ex:] = 0
+    return out
 
 
 def _shown_share(affine: np.ndarray, width: int, height: int, samples: int = 16) -> float:
@@ -615,13 +626,7 @@ def _stray_ink(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, check: Region
     reach = np.ones((2 * check.stray_reach + 1, 2 * check.stray_reach + 1), np.uint8)
     lost = cv2.subtract(ink_a, cv2.dilate(trace_b, reach))  # 1 where a has ink and b none near (masks of 0, 1)
     found = cv2.subtract(ink_b, cv2.dilate(trace_a, reach))
-    stray = cv2.bitwise_or(lost, found)
-    stray = cv2.bitwise_and(stray, cv2.erode(inside, np.ones((5, 5), np.uint8)))
-    stray[:round(check.title_band * height)] = 0
-    ey, ex = round(check.edge * height), round(check.edge * width)
-    stray[height - ey:] = 0
-    stray[:, :ex] = 0
-    stray[:, width - ex:] = 0
+    stray = _compared(cv2.bitwise_or(lost, found), inside, check)
     if not cv2.countNonZero(stray):
         return 0
     joined = cv2.morphologyEx(stray, cv2.MORPH_CLOSE, np.ones((check.join, check.join), np.uint8))
