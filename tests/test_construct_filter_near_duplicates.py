@@ -951,3 +951,40 @@ def test_one_thin_line_of_other_data_among_many_is_not_merged_and_copies_of_one_
     scores, _, regions = verify_scores(arrays, np.array([[0, k] for k in range(1, 5)]), images=images.__getitem__)
     assert scores[0] == 0.0 and regions[0] > MAX_REGION  # one line of other data
     assert (scores[1:] >= DEFAULT_MIN_SCORE).all() and (regions[1:] <= MAX_REGION).all()
+
+
+def test_a_greyscale_copy_of_pale_lines_is_merged_and_one_pale_line_changed_is_not() -> None:
+    """Stray ink between a colour image and a grey one is looked for on both lumas: a pale yellow line is ink on
+    white, but its greyscale copy's (luma 243) is not even a trace, so the copy's own lines were stray (a region
+    of 183). The same chart with one pale line reversed still fails."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
+
+    pale = ["#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99"] * 2
+
+    def lines(series: list[np.ndarray]) -> bytes:
+        fig = plt.figure(figsize=(8, 6), dpi=100)
+        ax = fig.add_subplot(111)
+        for k, ys in enumerate(series):
+            ax.plot(ys, color=pale[k], linewidth=0.8, label=f"L{k}")
+        ax.legend(fontsize=6, ncol=2)
+        fig.suptitle("Wages (2006)")
+        return _png(fig)
+
+    rng = np.random.default_rng(3)
+    series = [np.cumsum(rng.normal(0, 1, 40)) + 2 * k for k in range(10)]
+    chart = lines(series)
+    images = [chart, _encoded(Image.open(io.BytesIO(chart)).convert("L")),
+              lines([*series[:5], series[5][::-1].copy(), *series[6:]])]
+    arrays = _arrays(images)
+    assert arrays.prepared.grey[1] and not arrays.prepared.grey[0]
+    scores, _, regions = verify_scores(arrays, np.array([[0, 1], [0, 2]]), images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
+    assert scores[1] == 0.0 and regions[1] > MAX_REGION

@@ -532,7 +532,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
         if first <= limit:
             if not strokes:
                 return first
-            stray = _stray_ink(as_drawn, pb, affine, check)
+            stray = _stray_ink(as_drawn, pb, affine, check, grey)
             if stray <= check.stray_limit:
                 return first
             # the thumbnail's alignment may be a pixel or two off at this resolution: aligned again, below
@@ -540,7 +540,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     text = _text_scale(refined, native, check)
     found = _region(g, refined, check, text=text, limit=bound)
     if found <= bound and strokes:
-        stray = _stray_ink(as_drawn, pb, refined, check)
+        stray = _stray_ink(as_drawn, pb, refined, check, grey)
         if stray > check.stray_limit:
             return max(stray, bound + 1)
     if found > bound and not grey and check.ink_share > 0:
@@ -594,18 +594,21 @@ def _off_background(px: np.ndarray) -> np.ndarray:
     return far
 
 
-def _stray_ink(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, check: RegionCheck) -> int:
+def _stray_ink(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, check: RegionCheck, grey: bool = False) -> int:
     """Pixels of the largest region (strokes joined by :attr:`RegionCheck.join` px) of ink (:func:`_ink`) of one
     image with no trace of ink (:attr:`RegionCheck.stray_trace`) of the other within
     :attr:`RegionCheck.stray_reach` px, ``pa`` warped by ``affine`` onto ``pb``'s grid (as :func:`_region`, the
     title band and the edge left out): a line of other data, where it was and where it is now. 0 when either
-    image is not drawn in strokes (:func:`_thin`)."""
+    image is not drawn in strokes (:func:`_thin`). With ``grey`` both are looked at on their luma (a pale yellow
+    line is ink on white, its greyscale copy's is not)."""
     import cv2
     import numpy as np
 
     size = _grid_size(pa, pb)
     width, height = size
     # ink of each image on the grid (not the ink resized: a one-pixel line resampled would fall under any level)
+    if grey:
+        pa, pb = (np.asarray(cv2.cvtColor(cv2.cvtColor(px, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)) for px in (pa, pb))
     ga, gb = (np.asarray(cv2.resize(px, size, interpolation=cv2.INTER_AREA)) for px in (pa, pb))
     drawn_a = _ink(ga, check)
     drawn_b = _ink(gb, check) if _thin(drawn_a, check) else None
