@@ -44,6 +44,7 @@ decided no pair otherwise; bench/README.md, "sixth session".)
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -525,22 +526,20 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     bound = check.local_above if limit is None else limit
     # Lossless, of one size: a line of other data, a pixel or two wide, is taken out with the seams below; its ink
     # is where the other has none.
-    strokes = (check.stray_limit > 0 and faint and native is not None
-               and max(abs(native[1][0] / native[0][0] - 1), abs(native[1][1] / native[0][1] - 1)) < check.glyph_change)
+    strays = (check.stray_limit > 0 and faint and native is not None
+              and max(abs(native[1][0] / native[0][0] - 1), abs(native[1][1] / native[0][1] - 1)) < check.glyph_change)
+    inks = functools.cache(lambda: _strokes(as_drawn, pb, check, grey))  # once for either alignment looked at
     if limit is not None:
         first = _region(g, affine, check)
         if first <= limit:
-            if not strokes:
-                return first
-            stray = _stray_ink(as_drawn, pb, affine, check, grey)
-            if stray <= check.stray_limit:
+            if not strays or (drawn := inks()) is None or _stray_ink(drawn, affine, check) <= check.stray_limit:
                 return first
             # the thumbnail's alignment may be a pixel or two off at this resolution: aligned again, below
     refined = _refined(g, affine, check.align_side, check.ecc_iterations)
     text = _text_scale(refined, native, check)
     found = _region(g, refined, check, text=text, limit=bound)
-    if found <= bound and strokes:
-        stray = _stray_ink(as_drawn, pb, refined, check, grey)
+    if found <= bound and strays and (drawn := inks()) is not None:
+        stray = _stray_ink(drawn, refined, check)
         if stray > check.stray_limit:
             return max(stray, bound + 1)
     if found > bound and not grey and check.ink_share > 0:
@@ -566,10 +565,14 @@ def _ink(px: np.ndarray, check: RegionCheck) -> np.ndarray:
     along its edge (the page round a face); a bar's colour is ink - and at least half as far as the farthest
     within 1 px: a stroke's width at half its contrast, the same for a pale line and a dark one (at a fixed level
     a dark line's antialiased fringe is ink, a pale one's is not)."""
+    return _ink_of(_off_background(px), check)
+
+
+def _ink_of(far: np.ndarray, check: RegionCheck) -> np.ndarray:
+    """:func:`_ink` from the image's :func:`_off_background`."""
     import cv2
     import numpy as np
 
-    far = _off_background(px)
     peak = cv2.dilate(far, np.ones((3, 3), np.uint8))
     return np.asarray(((far > check.level) & (far.astype(np.int16) * 2 >= peak)).view(np.uint8) * 255)
 
@@ -594,41 +597,63 @@ def _off_background(px: np.ndarray) -> np.ndarray:
     return far
 
 
-def _stray_ink(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, check: RegionCheck, grey: bool = False) -> int:
-    """Pixels of the largest region (strokes joined by :attr:`RegionCheck.join` px) of ink (:func:`_ink`) of one
-    image with no trace of ink (:attr:`RegionCheck.stray_trace`) of the other within
-    :attr:`RegionCheck.stray_reach` px, ``pa`` warped by ``affine`` onto ``pb``'s grid (as :func:`_region`, the
-    title band and the edge left out): a line of other data, where it was and where it is now. 0 when either
-    image is not drawn in strokes (:func:`_thin`). With ``grey`` both are looked at on their luma (a pale yellow
-    line is ink on white, its greyscale copy's is not)."""
+@dataclass(frozen=True)
+class _Strokes:
+    """Both images' ink on the pair's grid (:func:`_strokes`), for :func:`_stray_ink` at any alignment."""
+
+    ink_a: np.ndarray
+    """(height x width uint8, 1 or 0) ``a``'s ink (:func:`_ink`), not yet warped."""
+    ink_b: np.ndarray
+    """``b``'s ink."""
+    trace_a: np.ndarray
+    """Where ``a`` shows any trace of ink (:attr:`RegionCheck.stray_trace`): a faint grid line resampled may fall
+    under the ink's level in one image only."""
+    trace_b: np.ndarray
+    """Where ``b`` does."""
+
+
+def _strokes(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool = False) -> _Strokes | None:
+    """Both images' ink on the grid of the pair (found there, not resized: a one-pixel line resampled would fall
+    under any level), or ``None`` when either is not drawn in strokes (:func:`_thin`: areas - cells, wedges,
+    regions - whose shades may cross the ink's level in a copy). With ``grey`` both are looked at on their luma
+    (a pale yellow line is ink on white, its greyscale copy's is not)."""
     import cv2
     import numpy as np
 
     size = _grid_size(pa, pb)
-    width, height = size
-    # ink of each image on the grid (not the ink resized: a one-pixel line resampled would fall under any level)
     if grey:
         pa, pb = (np.asarray(cv2.cvtColor(cv2.cvtColor(px, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)) for px in (pa, pb))
-    ga, gb = (np.asarray(cv2.resize(px, size, interpolation=cv2.INTER_AREA)) for px in (pa, pb))
-    drawn_a = _ink(ga, check)
-    drawn_b = _ink(gb, check) if _thin(drawn_a, check) else None
-    if drawn_b is None or not _thin(drawn_b, check):
-        return 0  # areas (cells, wedges, regions) whose shades may cross the ink's level in a copy
+    far_a = _off_background(np.asarray(cv2.resize(pa, size, interpolation=cv2.INTER_AREA)))
+    drawn_a = _ink_of(far_a, check)
+    if not _thin(drawn_a, check):
+        return None
+    far_b = _off_background(np.asarray(cv2.resize(pb, size, interpolation=cv2.INTER_AREA)))
+    drawn_b = _ink_of(far_b, check)
+    if not _thin(drawn_b, check):
+        return None
+    return _Strokes((drawn_a > 0).view(np.uint8), (drawn_b > 0).view(np.uint8),
+                    (far_a > check.stray_trace).view(np.uint8), (far_b > check.stray_trace).view(np.uint8))
+
+
+def _stray_ink(strokes: _Strokes, affine: np.ndarray, check: RegionCheck) -> int:
+    """Pixels of the largest region (strokes joined by :attr:`RegionCheck.join` px) of ink of one image with no
+    trace of ink of the other within :attr:`RegionCheck.stray_reach` px, ``a``'s warped by ``affine`` onto
+    ``b``'s grid (as :func:`_region`, the title band and the edge left out): a line of other data, where it was
+    and where it is now."""
+    import cv2
+    import numpy as np
+
+    height, width = strokes.ink_b.shape
+    size = (width, height)
 
     def warped(mask: np.ndarray) -> np.ndarray:
         return np.asarray(cv2.warpAffine(mask, affine, size, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
                                          borderMode=cv2.BORDER_CONSTANT, borderValue=0))
 
-    ink_a, ink_b = warped((drawn_a > 0).view(np.uint8)), (drawn_b > 0).view(np.uint8)
-    # ... against any trace of ink in the other (a faint grid line resampled may fall under the ink's level)
-    trace_a = warped((_off_background(ga) > check.stray_trace).view(np.uint8))
-    trace_b = (_off_background(gb) > check.stray_trace).view(np.uint8)
-    inside = cv2.warpAffine(np.ones((height, width), np.uint8), affine, size,
-                            flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
-                            borderValue=0)
+    ink_a, trace_a, inside = warped(strokes.ink_a), warped(strokes.trace_a), warped(np.ones_like(strokes.ink_b))
     reach = np.ones((2 * check.stray_reach + 1, 2 * check.stray_reach + 1), np.uint8)
-    lost = cv2.subtract(ink_a, cv2.dilate(trace_b, reach))  # 1 where a has ink and b none near (masks of 0, 1)
-    found = cv2.subtract(ink_b, cv2.dilate(trace_a, reach))
+    lost = cv2.subtract(ink_a, cv2.dilate(strokes.trace_b, reach))  # 1 where a has ink and b none near (0 or 1)
+    found = cv2.subtract(strokes.ink_b, cv2.dilate(trace_a, reach))
     stray = _compared(cv2.bitwise_or(lost, found), inside, check)
     if not cv2.countNonZero(stray):
         return 0
