@@ -487,6 +487,27 @@ def _bars(values: list[float], colours: list[str] | None, size: tuple[float, flo
     return _png(fig)
 
 
+def _many_lines(series: list[np.ndarray], colours: list[str] | None = None, title: str = "Visitors (2012)",
+                size: tuple[float, float] = (8, 6), style: str | None = None, legend: str = "best") -> bytes:
+    """Lines 0.8 pt wide (in ``colours``, else the style's cycle) with a small legend in two columns, as the hard
+    corpus draws its charts of many lines; ``size`` inches at 100 DPI, in matplotlib's ``style`` if given."""
+    import contextlib
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.style.context(style) if style is not None else contextlib.nullcontext():
+        fig = plt.figure(figsize=size, dpi=100)
+        ax = fig.add_subplot(111)
+        for k, ys in enumerate(series):
+            ax.plot(ys, linewidth=0.8, label=f"L{k}", **({} if colours is None else {"color": colours[k]}))
+        ax.legend(fontsize=6, ncol=2, loc=legend)
+        fig.suptitle(title)
+        return _png(fig)
+
+
 VALUES = [34.0, 81.0, 55.0, 62.0, 18.0, 90.0, 47.0, 70.0]
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"] * 2
 OTHER_PALETTE = ["#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f"] * 2
@@ -868,10 +889,6 @@ def test_many_thin_lines_drawn_again_in_another_palette_are_merged_not_with_one_
     second look compares colours that all moved. Compared as ink - strokes at half their contrast, the same
     width for a pale line and a dark one (:func:`zuhyo.construct.filter.regions._ink`) - the copy shows what
     its original does; the same chart with one line's data other does not."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
     from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
 
@@ -882,13 +899,7 @@ def test_many_thin_lines_drawn_again_in_another_palette_are_merged_not_with_one_
     other = [*series[:6], np.cumsum(rng.normal(0, 1, 40)) + 12, *series[7:]]
 
     def lines(data: list[np.ndarray], colours: list[str]) -> bytes:
-        fig = plt.figure(figsize=(6, 6), dpi=100)
-        ax = fig.add_subplot(111)
-        for k, (ys, colour) in enumerate(zip(data, colours[:len(data)], strict=True)):
-            ax.plot(ys, color=colour, linewidth=0.8, label=f"L{k}")
-        ax.legend(fontsize=6, ncol=2, loc="upper left")
-        fig.suptitle("Visitors (2012)")
-        return _png(fig)
+        return _many_lines(data, colours, size=(6, 6), legend="upper left")
 
     images = [lines(series, pale), lines(series, dark), lines(other, dark)]
     arrays = _arrays(images)
@@ -922,23 +933,12 @@ def test_one_thin_line_of_other_data_among_many_is_not_merged_and_copies_of_one_
     a region too; the same chart retitled, rotated by 1.2 degrees or cropped still merges."""
     import io
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from PIL import Image
 
     from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
 
     def lines(series: list[np.ndarray], title: str = "Budget (2009)") -> bytes:
-        with plt.style.context("fivethirtyeight"):
-            fig = plt.figure(figsize=(10, 6), dpi=100)
-            ax = fig.add_subplot(111)
-            for k, ys in enumerate(series):
-                ax.plot(ys, linewidth=0.8, label=f"L{k}")
-            ax.legend(fontsize=6, ncol=2)
-            fig.suptitle(title)
-            return _png(fig)
+        return _many_lines(series, title=title, size=(10, 6), style="fivethirtyeight")
 
     rng = np.random.default_rng(12)
     series = [np.cumsum(rng.normal(0, 1, 40)) + 2 * k for k in range(10)]
@@ -959,10 +959,6 @@ def test_a_greyscale_copy_of_pale_lines_is_merged_and_one_pale_line_changed_is_n
     of 183). The same chart with one pale line reversed still fails."""
     import io
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from PIL import Image
 
     from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
@@ -970,13 +966,7 @@ def test_a_greyscale_copy_of_pale_lines_is_merged_and_one_pale_line_changed_is_n
     pale = ["#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99"] * 2
 
     def lines(series: list[np.ndarray]) -> bytes:
-        fig = plt.figure(figsize=(8, 6), dpi=100)
-        ax = fig.add_subplot(111)
-        for k, ys in enumerate(series):
-            ax.plot(ys, color=pale[k], linewidth=0.8, label=f"L{k}")
-        ax.legend(fontsize=6, ncol=2)
-        fig.suptitle("Wages (2006)")
-        return _png(fig)
+        return _many_lines(series, pale, title="Wages (2006)")
 
     rng = np.random.default_rng(3)
     series = [np.cumsum(rng.normal(0, 1, 40)) + 2 * k for k in range(10)]
