@@ -783,6 +783,58 @@ def test_a_bar_of_another_height_is_never_explained_as_text_of_another_scale() -
     assert largest_region(pa, pb, same, 128, RegionCheck(text_fill=1.1), native=native) == 0
 
 
+def _bars_beside_heatmap(values: list[float], size: tuple[float, float] = (8.0, 4.0)) -> bytes:
+    """Bars of ``values`` beside a heatmap of them with its colour bar, ``size`` inches at 100 DPI, laid out tight
+    (matplotlib's ``tight_layout``: the gaps between the panels are in points, not fractions of the figure)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=size, dpi=100, layout="tight")
+    left, right = fig.add_subplot(121), fig.add_subplot(122)
+    left.bar([f"Q{k}" for k in range(len(values))], values, color="#4c72b0")
+    fig.colorbar(right.imshow(np.reshape(values, (2, -1)), cmap="viridis", aspect="auto"), ax=right)
+    fig.suptitle("Sales by quarter (2020)")
+    return _png(fig)
+
+
+def test_a_figure_laid_out_tight_drawn_again_at_another_size_is_merged_block_by_block() -> None:
+    """Laid out tight and drawn again at another size, a figure's panels, colour bar and title move apart from one
+    another by other amounts (its gaps are in points): no one alignment lines them all up, and thousands of pixels
+    differ. With each block of the layout aligned on its own (regions._pieces) the copy is merged; the same copy
+    with one bar of other data is not."""
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, region_scores
+    from zuhyo.construct.filter.regions import RegionCheck
+
+    other = [*VALUES[:5], 60.0, *VALUES[6:]]
+    for size in ((8.0, 4.6), (9.0, 4.5)):
+        images = [_bars_beside_heatmap(VALUES), _bars_beside_heatmap(VALUES, size), _bars_beside_heatmap(other, size)]
+        arrays = _arrays(images)
+        pairs = np.array([[0, 1], [0, 2]])
+        without = region_scores(arrays.thumbs, arrays.prepared, pairs, images, check=RegionCheck(layout_gap=0),
+                                limit=None)
+        regions = region_scores(arrays.thumbs, arrays.prepared, pairs, images, limit=None)
+        assert without[0] > 20 * MAX_REGION and regions[0] <= MAX_REGION, size
+        assert regions[1] > MAX_REGION, size
+
+
+def test_layout_blocks_are_cut_at_blank_bands_across_and_down() -> None:
+    """A recursive XY cut: the title off the panels below it, then the panels and the colour bar apart; a band
+    narrower than the gap (a panel's own blank column) cuts nothing."""
+    from zuhyo.construct.filter.regions import RegionCheck, _layout_blocks
+
+    grey = np.full((200, 400), 250, np.uint8)
+    grey[2:12, 150:250] = 0  # the title
+    grey[30:190, 10:180] = 80  # the left panel...
+    grey[30:190, 90:92] = 250  # ... with a blank column 2 px wide
+    grey[30:190, 200:350] = 120  # the right panel
+    grey[40:180, 370:390] = 60  # its colour bar
+    blocks = _layout_blocks(grey, RegionCheck(layout_gap=0.01))  # bands of 4 px or more
+    assert sorted(blocks) == [(10, 30, 170, 160), (150, 2, 100, 10), (200, 30, 150, 160), (370, 40, 20, 140)]
+    assert _layout_blocks(grey, RegionCheck(layout_gap=0.1)) == [(10, 2, 380, 188)]  # no band of 40 px
+
+
 def _scatter(points: np.ndarray, colours: list[str]) -> bytes:
     """A scatter of two series of ``points`` ((2, n, 2)) in ``colours``, small markers (ggplot style)."""
     import matplotlib

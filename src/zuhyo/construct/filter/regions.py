@@ -32,6 +32,11 @@ One that passes, if both images are lossless and of one size, fails when ink of 
 (:func:`_stray_ink`, :attr:`RegionCheck.stray_limit`): a thin line of other data, which the seam opening (step 3)
 takes out.
 
+A pair of images of other sizes (:attr:`RegionCheck.piece_size`) whose region is over the limit is looked at
+again with each block of ``b``'s layout (:func:`_layout_blocks`, cut at its blank bands) aligned on its own
+(:func:`_pieces`): a figure drawn again at another size, laid out with gaps in points (matplotlib's tight layout),
+moves its panels, colour bar and title apart by other amounts than its axes scale.
+
 :func:`largest_region` above ``MAX_REGION`` (:mod:`zuhyo.construct.filter.near_duplicates`) means other data.
 
 Speed: ECC and a comparison at full resolution for every pair cost ~100 ms a pair on the loaded 2-core machine,
@@ -52,6 +57,8 @@ from zuhyo.construct.filter.alignment import THUMB, TITLE_BAND, figure_box
 from zuhyo.images.verify import DEFAULT_MAX_PIXELS, PngPixels, decode_untrusted_fast
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
 
 
@@ -144,6 +151,23 @@ class RegionCheck:
     their strokes agree. 0 turns this off. On the hard corpus's seeds 6-9 it merged 6 copies of many lines and
     error bars in another palette that were lost, and no planted hard negative more (bench/README.md, "tenth
     session")."""
+    layout_gap: float = 0.01
+    """Width (fraction of the long side) of a band with no ink that cuts a chart's layout into blocks
+    (:func:`_layout_blocks`). 0 turns the look at blocks (:func:`_pieces`) off."""
+    piece_size: float = 0.01
+    """A pair whose content boxes differ in size, in the images' own pixels, by at least this much (across or
+    down) and whose region is over the limit is looked at again with each layout block aligned on its own
+    (:func:`_pieces`): a chart drawn again at another size. Two images of one size (a template drawn with other
+    data) never are."""
+    piece_least: float = 0.04
+    """The least share of the grid a layout block's box covers to be aligned on its own (a lone label or legend
+    entry has too little to align on)."""
+    piece_reach: float = 0.05
+    """How far (fraction of the long side) a block's own alignment may move its centre from the pair's."""
+    piece_shear: float = 0.05
+    """The most a block's own alignment may turn or shear it against the pair's (the off-diagonal terms of the
+    one's linear part times the other's inverse): a re-render moves and scales the blocks of its layout; a thin
+    block (a colour bar) leaves ECC a shear of a few hundredths free."""
     alone_weight: int = 2
     """How many times a region on its own (:attr:`alone_share`) counts its pixels: against the filter's limit of
     40, one of more than 20 px is other data."""
@@ -291,29 +315,64 @@ def _fine(px: np.ndarray) -> np.ndarray:
 
 def _refined(g: _Grids, affine: np.ndarray, side: int, iterations: int) -> np.ndarray:
     """``affine`` refined by OpenCV's ECC on ``side`` px versions of both lumas (``iterations`` at most)."""
+    refined = _ecc(g.gb, g.ga, affine, side, iterations)
+    return affine if refined is None else refined  # no convergence (a flat image, say): the window as it is
+
+
+def _ecc(template: np.ndarray, image: np.ndarray, affine: np.ndarray, side: int, iterations: int
+         ) -> np.ndarray | None:
+    """``affine`` (``template``'s pixels to ``image``'s, two lumas) refined by OpenCV's ECC on both shrunk by
+    one factor so that ``template``'s long side is at most ``side`` (``iterations`` at most); ``None`` when ECC
+    does not converge."""
     import cv2
     import numpy as np
 
     from zuhyo.construct.filter.alignment import rescaled_affine
 
-    height, width = g.gb.shape
+    height, width = template.shape
     c = min(1.0, side / max(width, height))
-    size = (max(8, round(width * c)), max(8, round(height * c)))
-    sa = cv2.GaussianBlur(cv2.resize(g.ga, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3), 0)
-    sb = cv2.GaussianBlur(cv2.resize(g.gb, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3), 0)
+
+    def small(px: np.ndarray) -> np.ndarray:
+        h, w = px.shape
+        size = (max(8, round(w * c)), max(8, round(h * c)))
+        return np.asarray(cv2.GaussianBlur(cv2.resize(px, size, interpolation=cv2.INTER_AREA).astype(np.float32),
+                                           (3, 3), 0))
+
+    st, si = small(template), small(image)
     try:
-        whole = np.full(sb.shape, 255, dtype=np.uint8)
-        _, small = cv2.findTransformECC(sb, sa, rescaled_affine(affine, c), cv2.MOTION_AFFINE,
+        whole = np.full(si.shape, 255, dtype=np.uint8)  # the input's mask
+        _, found = cv2.findTransformECC(st, si, rescaled_affine(affine, c), cv2.MOTION_AFFINE,
                                         (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, iterations, 1e-5), whole, 3)
-        return rescaled_affine(small, 1 / c)
-    except cv2.error:  # no convergence (a flat image, say): the thumbnail's window as it is
-        return affine
+        return rescaled_affine(found, 1 / c)
+    except cv2.error:
+        return None
+
+
+Piece = tuple[tuple[int, int, int, int], "np.ndarray"]
+"""A layout block of ``b``'s grid (x, y, w, h) and its own alignment (2x3, ``b``'s grid to ``a``'s)."""
+
+
+def _warp(a: np.ndarray, affine: np.ndarray, size: tuple[int, int], pieces: Sequence[Piece] = (),
+          nearest: bool = False, border: int | None = None) -> np.ndarray:
+    """``a`` warped onto ``b``'s grid (``size``) by ``affine``, and within each of ``pieces``' boxes by that
+    piece's own alignment (:func:`_pieces`)."""
+    import cv2
+    import numpy as np
+
+    flags = (cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR) | cv2.WARP_INVERSE_MAP
+    mode, value = (cv2.BORDER_REPLICATE, 0) if border is None else (cv2.BORDER_CONSTANT, border)
+    out = np.asarray(cv2.warpAffine(a, affine, size, flags=flags, borderMode=mode, borderValue=value))
+    for (x, y, w, h), own in pieces:
+        corner = own.astype(np.float64).copy()
+        corner[:, 2] += corner[:, :2] @ np.array([x, y], dtype=np.float64)  # the box's pixel (0, 0) is (x, y)
+        out[y:y + h, x:x + w] = cv2.warpAffine(a, corner, (w, h), flags=flags, borderMode=mode, borderValue=value)
+    return out
 
 
 def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float, float] | None = None,
-            limit: int = 0) -> int:
-    """The largest compact region in which ``b`` differs from ``a`` warped by ``affine`` (see the module doc).
-    With ``text`` (the
+            limit: int = 0, pieces: Sequence[Piece] = ()) -> int:
+    """The largest compact region in which ``b`` differs from ``a`` warped by ``affine`` (see the module doc),
+    within each of ``pieces`` by its own alignment. With ``text`` (the
     scale of ``a``'s text against ``b``'s under ``affine``, across and down) a region over ``limit`` that
     :func:`_moved_text` explains as the same text is not counted."""
     import cv2
@@ -322,14 +381,11 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     height, width = g.gb.shape
     if _shown_share(affine, width, height) < check.least_shown:
         return height * width  # the alignment ran off ``a``: nothing it shows can vouch for the pair
-    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
     known = np.ones((height, width), np.uint8) if g.known is None else g.known
-    inside = cv2.warpAffine(known, affine, (width, height),
-                            flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
-                            borderValue=0)
+    inside = _warp(known, affine, (width, height), pieces, nearest=True, border=0)
 
     def warped(a: np.ndarray) -> np.ndarray:
-        return np.asarray(cv2.warpAffine(a, affine, (width, height), flags=flags, borderMode=cv2.BORDER_REPLICATE))
+        return _warp(a, affine, (width, height), pieces)
 
     wa = warped(g.ba)  # also what the faint test below looks at
     diff = cv2.absdiff(wa, g.bb)
@@ -378,11 +434,104 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         # A long region (the labels along an axis: their places scale with the axes, their glyphs do not) is
         # looked at piece by piece, each about its own centre.
         piece = check.text_piece
-        pieces = [(px, py, min(piece, x + w - px), min(piece, y + h - py))
-                  for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
-        if not all(_moved_text(g, affine, part, text, check, limit) for part in pieces):
+        parts = [(px, py, min(piece, x + w - px), min(piece, y + h - py))
+                 for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
+        own = _piece_at(pieces, affine, x + w / 2, y + h / 2)
+        if not all(_moved_text(g, own, part, text, check, limit) for part in parts):
             return int(counted[k])
     return 0
+
+
+def _piece_at(pieces: Sequence[Piece], affine: np.ndarray, x: float, y: float) -> np.ndarray:
+    """The alignment at (``x``, ``y``) on ``b``'s grid: that of the piece whose box holds it, else ``affine``."""
+    for (px, py, pw, ph), own in pieces:
+        if px <= x < px + pw and py <= y < py + ph:
+            return own
+    return affine
+
+
+def _layout_blocks(grey: np.ndarray, check: RegionCheck) -> list[tuple[int, int, int, int]]:
+    """Boxes (x, y, w, h) of the blocks of a chart's layout on ``grey`` (a luma grid), cut apart again and again
+    at the widest band across or down with no ink (more than 24 levels from the commonest luma along the edge)
+    at least :attr:`RegionCheck.layout_gap` of the long side wide - a recursive XY cut (Nagy and Seth, 1984):
+    the title, each panel with its labels, a colour bar, a legend beside the axes."""
+    import numpy as np
+
+    height, width = grey.shape
+    rim = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
+    background = int(np.argmax(np.bincount(rim, minlength=256)))  # the page round the panels, not a large face
+    ink = np.abs(grey.astype(np.int16) - background) > 24
+    gap = max(2, round(check.layout_gap * max(height, width)))
+    blocks: list[tuple[int, int, int, int]] = []
+
+    def widest_blank(used: np.ndarray) -> tuple[int, int]:
+        """(start, length) of the widest run of False in ``used`` (True at both ends)."""
+        edges = np.flatnonzero(np.diff(used.astype(np.int8)))  # the last index before each change
+        starts, ends = edges[0::2] + 1, edges[1::2] + 1  # True -> False, then False -> True, in turn
+        if not len(starts):
+            return 0, 0
+        k = int(np.argmax(ends - starts))
+        return int(starts[k]), int(ends[k] - starts[k])
+
+    def cut(x0: int, y0: int, x1: int, y1: int, depth: int) -> None:
+        part = ink[y0:y1, x0:x1]
+        rows, cols = np.asarray(part.any(axis=1)), np.asarray(part.any(axis=0))
+        if not rows.any():
+            return
+        ys, xs = np.flatnonzero(rows), np.flatnonzero(cols)
+        y0, y1, x0, x1 = y0 + int(ys[0]), y0 + int(ys[-1]) + 1, x0 + int(xs[0]), x0 + int(xs[-1]) + 1
+        if depth < 8:
+            across = widest_blank(rows[ys[0]:ys[-1] + 1])
+            down = widest_blank(cols[xs[0]:xs[-1] + 1])
+            if max(across[1], down[1]) >= gap:
+                if across[1] >= down[1]:
+                    cut(x0, y0, x1, y0 + across[0], depth + 1)
+                    cut(x0, y0 + across[0], x1, y1, depth + 1)
+                else:
+                    cut(x0, y0, x0 + down[0], y1, depth + 1)
+                    cut(x0 + down[0], y0, x1, y1, depth + 1)
+                return
+        blocks.append((x0, y0, x1 - x0, y1 - y0))
+
+    cut(0, 0, width, height, 0)
+    return blocks
+
+
+def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
+    """``b``'s layout blocks (:func:`_layout_blocks`) of at least :attr:`RegionCheck.piece_least` of its grid,
+    each with its own alignment: ``affine`` refined by ECC on the block alone, kept where it moves the block's
+    centre by at most :attr:`RegionCheck.piece_reach` of the long side, scales it by at most
+    :attr:`RegionCheck.glyph_most` and turns or shears it by at most :attr:`RegionCheck.piece_shear` against
+    ``affine``; none unless two blocks or more are so aligned. A chart drawn again at another figure size moves
+    its colour bar, legend and panels apart from one another: no one affine lines them all up."""
+    import numpy as np
+
+    height, width = g.gb.shape
+    blocks = _layout_blocks(g.gb, check)
+    if len(blocks) < 2:
+        return []
+    out: list[Piece] = []
+    reach = check.piece_reach * max(width, height)
+    whole = affine.astype(np.float64)
+    for x, y, w, h in blocks:
+        if w * h < check.piece_least * width * height or min(w, h) < 8:
+            continue
+        template = np.ascontiguousarray(g.gb[y:y + h, x:x + w])
+        corner = whole.copy()  # the block's pixel (0, 0) is b's (x, y)
+        corner[:, 2] += corner[:, :2] @ np.array([x, y], dtype=np.float64)
+        found = _ecc(template, g.ga, corner.astype(np.float32), check.align_side, check.ecc_iterations)
+        if found is None:
+            continue
+        own = found.astype(np.float64)
+        own[:, 2] -= own[:, :2] @ np.array([x, y], dtype=np.float64)  # back to b's grid
+        centre = np.array([x + w / 2, y + h / 2, 1.0])
+        moved = float(np.hypot(*(own @ centre - whole @ centre)))
+        relative = own[:, :2] @ np.linalg.inv(whole[:, :2])  # the block's own against the pair's
+        scaled = all(1 / check.glyph_most <= relative[k, k] <= check.glyph_most for k in (0, 1))
+        if moved <= reach and scaled and max(abs(relative[0, 1]), abs(relative[1, 0])) <= check.piece_shear:
+            out.append(((x, y, w, h), own.astype(np.float32)))
+    # One block aligned on its own is the pair aligned again without its title: nothing moved apart to explain
+    return out if len(out) >= 2 else []
 
 
 def _compared(mask: np.ndarray, inside: np.ndarray, check: RegionCheck) -> np.ndarray:
@@ -538,6 +687,13 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     refined = _refined(g, affine, check.align_side, check.ecc_iterations)
     text = _text_scale(refined, native, check)
     found = _region(g, refined, check, text=text, limit=bound)
+    pieces: list[Piece] = []
+    if (found > bound and check.layout_gap > 0 and native is not None
+            and max(abs(native[1][0] / native[0][0] - 1), abs(native[1][1] / native[0][1] - 1)) >= check.piece_size):
+        # drawn again at another size: its colour bar, legend or panels moved apart from one another
+        pieces = _pieces(g, refined, check)
+        if pieces:
+            found = min(found, _region(g, refined, check, text=text, limit=bound, pieces=pieces))
     if found <= bound and strays and (drawn := inks()) is not None:
         stray = _stray_ink(drawn, refined, check)
         if stray > check.stray_limit:
@@ -554,7 +710,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
 
             inked = _grids(np.asarray(cv2.bitwise_not(ink_a)), np.asarray(cv2.bitwise_not(ink_b)), check, grey=True)
             found = min(found, _region(inked, refined, replace(check, faint_level=check.level), text=text,
-                                       limit=bound))
+                                       limit=bound, pieces=pieces))
     return found
 
 
@@ -647,8 +803,7 @@ def _stray_ink(strokes: _Strokes, affine: np.ndarray, check: RegionCheck) -> int
     size = (width, height)
 
     def warped(mask: np.ndarray) -> np.ndarray:
-        return np.asarray(cv2.warpAffine(mask, affine, size, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
-                                         borderMode=cv2.BORDER_CONSTANT, borderValue=0))
+        return _warp(mask, affine, size, nearest=True, border=0)
 
     ink_a, trace_a, inside = warped(strokes.ink_a), warped(strokes.trace_a), warped(np.ones_like(strokes.ink_b))
     reach = np.ones((2 * check.stray_reach + 1, 2 * check.stray_reach + 1), np.uint8)
