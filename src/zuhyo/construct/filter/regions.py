@@ -507,15 +507,14 @@ def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
     import numpy as np
 
     height, width = g.gb.shape
-    blocks = _layout_blocks(g.gb, check)
-    if len(blocks) < 2:
+    blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.gb, check)
+              if w * h >= check.piece_least * width * height and min(w, h) >= 8]
+    if len(blocks) < 2:  # most charts: a title over one panel
         return []
     out: list[Piece] = []
     reach = check.piece_reach * max(width, height)
     whole = affine.astype(np.float64)
     for x, y, w, h in blocks:
-        if w * h < check.piece_least * width * height or min(w, h) < 8:
-            continue
         template = np.ascontiguousarray(g.gb[y:y + h, x:x + w])
         corner = whole.copy()  # the block's pixel (0, 0) is b's (x, y)
         corner[:, 2] += corner[:, :2] @ np.array([x, y], dtype=np.float64)
