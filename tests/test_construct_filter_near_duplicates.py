@@ -896,6 +896,37 @@ def test_small_markers_or_one_series_colour_drawn_again_in_other_colours_are_mer
     assert palette_changed(thumbs[3], colour_map(thumbs[3], thumbs[4]))  # most of the coloured ink moves
 
 
+def _heatmap(cells: np.ndarray, cmap: str) -> bytes:
+    """A heatmap of ``cells`` in colour map ``cmap`` with its colour bar, 6 x 5 inches at 100 DPI."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(6, 5), dpi=100)
+    axes = fig.add_subplot(111)
+    fig.colorbar(axes.imshow(cells, cmap=cmap, aspect="auto"), ax=axes)
+    fig.suptitle("Rainfall by region (2019)")
+    return _png(fig)
+
+
+def test_a_heatmap_drawn_with_another_colour_map_is_merged_though_its_shades_share_coarse_bins() -> None:
+    """magma's dark purples share colour bins of 8 levels a channel, which RdYlBu draws in far reds and oranges:
+    a map fitted per coarse bin mixes them, and the thumbnail's difference fails the copy. The map is fitted per
+    bin of 16 levels where it has the pixels (alignment.colour_map), per bin of 8 elsewhere: the copy is merged,
+    the same copy with one cell of other data is not."""
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
+
+    cells = np.random.default_rng(2).uniform(0, 1, (6, 8)).round(2)
+    other = cells.copy()
+    other[4, 1] = 1 - other[4, 1]
+    images = [_heatmap(cells, "magma"), _heatmap(cells, "RdYlBu"), _heatmap(other, "RdYlBu")]
+    arrays = _arrays(images)
+    scores, _, regions = verify_scores(arrays, np.array([[0, 1], [0, 2]]), images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
+    assert scores[1] == 0.0 or regions[1] > MAX_REGION
+
+
 PIE_GREYS = ["#252525", "#525252", "#737373", "#969696", "#bdbdbd", "#d9d9d9"]
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+
     import numpy as np
 
 THUMB = 128
@@ -286,8 +287,13 @@ def warped(ta: np.ndarray, affine: np.ndarray) -> np.ndarray:
                                      borderMode=cv2.BORDER_REPLICATE))
 
 
-COLOUR_BINS = 8
-"""Levels per channel of the colours :func:`colour_map` maps (8 x 8 x 8 bins; a power of 2)."""
+COLOUR_BINS = 16
+"""Levels per channel of the colours :func:`colour_map` maps (16 x 16 x 16 bins; a power of 2)."""
+
+
+COARSE_BINS = 8
+"""Levels per channel of the coarser colours :func:`colour_map` falls back on, and at which
+:func:`palette_changed` finds a chart's background (its commonest colour)."""
 
 
 def _colour_bins(rgb: np.ndarray) -> np.ndarray:
@@ -306,8 +312,10 @@ def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(
     """(COLOUR_BINS**3, 3) float32: per colour bin of ``window`` (``a`` aligned onto ``tb``'s grid, both
     h x w x 3 or 4 uint8), the mean colour of ``tb`` where ``window`` shows that bin inside an area of it (its
     3x3 neighbourhood in the bin too; with ``areas`` false, anywhere) - the palette or colour map ``tb`` was drawn
-    with in place of ``a``'s; NaN for a bin with fewer than :attr:`Comparison.recolour_support` such pixels (left
-    as it is)."""
+    with in place of ``a``'s. A bin with fewer than :attr:`Comparison.recolour_support` such pixels takes the
+    mean over its bin at :data:`COARSE_BINS` levels a channel (small markers, thin lines: few pixels each of a few
+    shades); NaN where that has too few too (left as it is). Two shades of a continuous colour map that share a
+    coarse bin (a heatmap's neighbouring cells) may be drawn in two far colours by another map."""
     import cv2
     import numpy as np
 
@@ -322,11 +330,16 @@ def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(
     size = COLOUR_BINS ** 3
     chosen = chosen.astype(np.intp)  # once: bincount converts any other index type on every call
     count = np.bincount(chosen, minlength=size).astype(np.float64)
+    totals = np.stack([np.bincount(chosen, weights=value, minlength=size) for value in values], axis=1)
+    up = _coarse_of(COLOUR_BINS, COARSE_BINS)
+    coarse_count = np.bincount(up, weights=count, minlength=COARSE_BINS ** 3)[up]
+    coarse_totals = np.stack([np.bincount(up, weights=totals[:, c], minlength=COARSE_BINS ** 3)[up]
+                              for c in range(3)], axis=1)
+    fine = count >= cmp.recolour_support
+    count, totals = np.where(fine, count, coarse_count), np.where(fine[:, None], totals, coarse_totals)
     out = np.full((size, 3), np.nan, dtype=np.float32)
     enough = count >= cmp.recolour_support
-    for c, value in enumerate(values):
-        total = np.bincount(chosen, weights=value, minlength=size)
-        out[enough, c] = total[enough] / count[enough]
+    out[enough] = totals[enough] / count[enough, None]
     return out
 
 
@@ -343,7 +356,10 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
 
     bins = _colour_bins(window)
     count = np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)
-    background = int(np.argmax(count))
+    # The background: the commonest colour at 8 levels a channel (a light axes' face and the white page round it
+    # are one; at the map's finer levels the bars of a bar chart can outnumber either).
+    up = _coarse_of(COLOUR_BINS, COARSE_BINS)
+    background = up == int(np.argmax(np.bincount(up, weights=count, minlength=COARSE_BINS ** 3)))
     moved = np.abs(np.nan_to_num(table, nan=-1e9) - _bin_centres()).max(axis=1) > cmp.residual_level
     moved &= ~np.isnan(table[:, 0])
     r, g, b = cv2.split(np.ascontiguousarray(window))[:3]  # OpenCV: numpy's reductions over 3 channels are slow
@@ -355,6 +371,18 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
         if ink.sum() > max(0, fewest) and ink[moved].sum() >= 0.5 * ink.sum():
             return True
     return False
+
+
+@functools.cache
+def _coarse_of(fine: int, coarse: int) -> np.ndarray:
+    """(fine**3,) intp: the bin at ``coarse`` levels a channel of each bin at ``fine`` levels."""
+    import numpy as np
+
+    r, g, b = np.unravel_index(np.arange(fine ** 3), (fine, fine, fine))
+    k = fine // coarse
+    out = np.asarray((r // k) * coarse * coarse + (g // k) * coarse + b // k, dtype=np.intp)
+    out.setflags(write=False)
+    return out
 
 
 @functools.cache
