@@ -363,9 +363,18 @@ def _warp(a: np.ndarray, affine: np.ndarray, size: tuple[int, int], pieces: Sequ
     mode, value = (cv2.BORDER_REPLICATE, 0) if border is None else (cv2.BORDER_CONSTANT, border)
     out = np.asarray(cv2.warpAffine(a, affine, size, flags=flags, borderMode=mode, borderValue=value))
     for (x, y, w, h), own in pieces:
-        corner = own.astype(np.float64).copy()
-        corner[:, 2] += corner[:, :2] @ np.array([x, y], dtype=np.float64)  # the box's pixel (0, 0) is (x, y)
-        out[y:y + h, x:x + w] = cv2.warpAffine(a, corner, (w, h), flags=flags, borderMode=mode, borderValue=value)
+        out[y:y + h, x:x + w] = cv2.warpAffine(a, _from_corner(own, x, y), (w, h), flags=flags, borderMode=mode,
+                                               borderValue=value)
+    return out
+
+
+def _from_corner(affine: np.ndarray, x: float, y: float) -> np.ndarray:
+    """(2x3 float64) ``affine`` taking as its pixel (0, 0) the pixel (``x``, ``y``) of the grid it maps from: a
+    box's own alignment from the grid's (its inverse with ``-x``, ``-y``)."""
+    import numpy as np
+
+    out = np.asarray(affine, dtype=np.float64).copy()
+    out[:, 2] += out[:, :2] @ np.array([x, y], dtype=np.float64)
     return out
 
 
@@ -516,13 +525,11 @@ def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
     whole = affine.astype(np.float64)
     for x, y, w, h in blocks:
         template = np.ascontiguousarray(g.gb[y:y + h, x:x + w])
-        corner = whole.copy()  # the block's pixel (0, 0) is b's (x, y)
-        corner[:, 2] += corner[:, :2] @ np.array([x, y], dtype=np.float64)
-        found = _ecc(template, g.ga, corner.astype(np.float32), check.align_side, check.ecc_iterations)
+        found = _ecc(template, g.ga, _from_corner(whole, x, y).astype(np.float32), check.align_side,
+                     check.ecc_iterations)
         if found is None:
             continue
-        own = found.astype(np.float64)
-        own[:, 2] -= own[:, :2] @ np.array([x, y], dtype=np.float64)  # back to b's grid
+        own = _from_corner(found, -x, -y)  # back to b's grid
         centre = np.array([x + w / 2, y + h / 2, 1.0])
         moved = float(np.hypot(*(own @ centre - whole @ centre)))
         relative = own[:, :2] @ np.linalg.inv(whole[:, :2])  # the block's own against the pair's
@@ -675,7 +682,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     # Lossless, of one size: a line of other data, a pixel or two wide, is taken out with the seams below; its ink
     # is where the other has none.
     strays = (check.stray_limit > 0 and faint and native is not None
-              and max(abs(native[1][0] / native[0][0] - 1), abs(native[1][1] / native[0][1] - 1)) < check.glyph_change)
+              and _size_change(native) < check.glyph_change)
     inks = functools.cache(lambda: _strokes(as_drawn, pb, check, grey))  # once for either alignment looked at
     if limit is not None:
         first = _region(g, affine, check)
@@ -687,8 +694,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     text = _text_scale(refined, native, check)
     found = _region(g, refined, check, text=text, limit=bound)
     pieces: list[Piece] = []
-    if (found > bound and check.layout_gap > 0 and native is not None
-            and max(abs(native[1][0] / native[0][0] - 1), abs(native[1][1] / native[0][1] - 1)) >= check.piece_size):
+    if found > bound and check.layout_gap > 0 and native is not None and _size_change(native) >= check.piece_size:
         # drawn again at another size: its colour bar, legend or panels moved apart from one another
         pieces = _pieces(g, refined, check)
         if pieces:
@@ -826,6 +832,13 @@ def _thin(ink: np.ndarray, check: RegionCheck) -> bool:
     return total > 0 and cv2.countNonZero(cv2.erode(ink, np.ones((3, 3), np.uint8))) < check.ink_share * total
 
 
+def _size_change(native: tuple[tuple[float, float], tuple[float, float]]) -> float:
+    """How much ``b``'s content box differs in size from ``a``'s (both (width, height) in their images' own
+    pixels): the larger of ``b``'s width over ``a``'s and height over height, less 1, in absolute value."""
+    (wa, ha), (wb, hb) = native
+    return max(abs(wb / wa - 1), abs(hb / ha - 1))
+
+
 def _text_scale(affine: np.ndarray, native: tuple[tuple[float, float], tuple[float, float]] | None,
                 check: RegionCheck) -> tuple[float, float] | None:
     """(across, down): how much larger ``a``'s text shows than ``b``'s under ``affine`` (``b``'s grid to
@@ -839,7 +852,7 @@ def _text_scale(affine: np.ndarray, native: tuple[tuple[float, float], tuple[flo
     if native is None:
         return None
     (wa, ha), (wb, hb) = native
-    if max(abs(wb / wa - 1), abs(hb / ha - 1)) < check.glyph_change:
+    if _size_change(native) < check.glyph_change:
         return None
     kx = math.hypot(float(affine[0, 0]), float(affine[1, 0]))
     ky = math.hypot(float(affine[0, 1]), float(affine[1, 1]))
