@@ -812,11 +812,119 @@ def test_a_figure_laid_out_tight_drawn_again_at_another_size_is_merged_block_by_
         images = [_bars_beside_heatmap(VALUES), _bars_beside_heatmap(VALUES, size), _bars_beside_heatmap(other, size)]
         arrays = _arrays(images)
         pairs = np.array([[0, 1], [0, 2]])
-        without = region_scores(arrays.thumbs, arrays.prepared, pairs, images, check=RegionCheck(layout_gap=0),
-                                limit=None)
+        # (each block moved a few pixels as it is explains the copy too: regions._region's ``shift``)
+        without = region_scores(arrays.thumbs, arrays.prepared, pairs, images,
+                                check=RegionCheck(layout_gap=0, shift_reach=0), limit=None)
+        blocks = region_scores(arrays.thumbs, arrays.prepared, pairs, images, check=RegionCheck(shift_reach=0),
+                               limit=None)
         regions = region_scores(arrays.thumbs, arrays.prepared, pairs, images, limit=None)
-        assert without[0] > 20 * MAX_REGION and regions[0] <= MAX_REGION, size
+        assert without[0] > 20 * MAX_REGION and blocks[0] <= MAX_REGION and regions[0] <= MAX_REGION, size
         assert regions[1] > MAX_REGION, size
+
+
+STACKED_LABELS = ["輸出額", "学生数", "排出量", "収穫量", "降水量", "調査", "輸入額", "訪問者数"]
+
+
+def _stacked_bars(parts: list[np.ndarray], dpi: int) -> bytes:
+    """Three stacked series over Japanese labels with a legend, 10 x 6 inches at ``dpi`` (the packaged IPAex Gothic,
+    so that a machine without fonts-ipaexfont draws the same glyphs)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib import font_manager
+
+    from zuhyo.report.fonts import BUNDLED_IPAEX_GOTHIC
+
+    font_manager.fontManager.addfont(str(BUNDLED_IPAEX_GOTHIC))
+    family = font_manager.FontProperties(fname=str(BUNDLED_IPAEX_GOTHIC)).get_name()
+    with plt.rc_context({"font.family": family}):
+        fig = plt.figure(figsize=(10, 6), dpi=dpi)
+        ax = fig.add_subplot(111)
+        bottom = np.zeros(len(STACKED_LABELS))
+        for k, (values, colour) in enumerate(zip(parts, ["#555555", "#999999", "#6f6f6f"], strict=True)):
+            ax.bar(STACKED_LABELS, values, bottom=bottom, color=colour, label=f"S{k + 1}")
+            bottom += values
+        ax.legend(loc="upper right")
+        ax.set_ylabel("人口")
+        ax.set_title("収穫量の推移（2010年）")
+        ax.grid(axis="y", color="#dddddd")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi)
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def test_a_chart_drawn_again_at_another_resolution_is_merged_not_one_with_a_segment_changed() -> None:
+    """Drawn again at 150 DPI, a chart's legend entries and the strokes of its labels land on other pixels, a few
+    apart from where one alignment puts them: 44-46 px differ in one region (seeds 0-5 of its data). Each piece
+    of such a region moved by up to 3 px as it is (regions._region's ``shift``) explains it; the same chart with
+    one segment of other data is still thousands of pixels apart."""
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, region_scores
+    from zuhyo.construct.filter.regions import RegionCheck
+
+    rng = np.random.default_rng(3)
+    parts = [rng.uniform(5, 50, len(STACKED_LABELS)) for _ in range(3)]
+    other = [values.copy() for values in parts]
+    other[1][3] += 25
+    images = [_stacked_bars(parts, 100), _stacked_bars(parts, 150), _stacked_bars(other, 150)]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2]])
+    without = region_scores(arrays.thumbs, arrays.prepared, pairs, images, check=RegionCheck(shift_reach=0),
+                            limit=None)
+    regions = region_scores(arrays.thumbs, arrays.prepared, pairs, images, limit=None)
+    assert without[0] > MAX_REGION >= regions[0]
+    assert regions[1] > 50 * MAX_REGION
+
+
+def test_an_edge_moved_a_few_pixels_is_explained_only_between_images_of_other_sizes() -> None:
+    """A legend patch 3-4 px higher is a band no thicker than the shift looked at: explained between two images of
+    other sizes (a re-render), never between two of one size (a template drawn with other data), and a patch 5 px
+    or more higher is a change."""
+    import cv2
+
+    from zuhyo.construct.filter.regions import RegionCheck, largest_region
+
+    same = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float32)
+    native = ((600.0, 400.0), (900.0, 600.0))  # b drawn at 1.5 times a's resolution
+    for moved, explained in ((3, True), (4, True), (5, False), (8, False)):
+        pa = np.full((400, 600, 3), 255, np.uint8)
+        cv2.rectangle(pa, (20, 20), (580, 380), (40, 40, 40), 2)
+        for x0 in (60, 160, 260):
+            pa[150:378, x0:x0 + 60] = 90
+        pb = pa.copy()
+        for k, y in enumerate((40, 60, 80)):
+            pa[y:y + 10, 450:480] = 60 + 40 * k
+            up = moved if k == 2 else 0
+            pb[y - up:y + 10 - up, 450:480] = 60 + 40 * k
+        of_one_size = largest_region(pa, pb, same, 128, native=((600.0, 400.0), (600.0, 400.0)))
+        assert of_one_size > 400, moved
+        assert largest_region(pa, pb, same, 128, RegionCheck(shift_reach=0), native=native) == of_one_size
+        assert (largest_region(pa, pb, same, 128, native=native) == 0) is explained, moved
+
+
+def test_a_pale_line_of_other_data_is_never_explained_as_text_moved() -> None:
+    """Between images of other sizes a region over the limit is looked at as text moved (regions._moved_text) and
+    as pieces shifted: a pale line of other data (20-35 levels off the page) differs by the faint rule only, and
+    that look weighs the pieces by the same rule - it once compared them at the full level alone and explained
+    the line away (two log-log charts of other data in pale lines, seed 10, were merged so)."""
+    import cv2
+
+    from zuhyo.construct.filter.regions import largest_region
+
+    same = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float32)
+    for shade, width in ((220, 2), (220, 3), (225, 2)):
+        pa = np.full((400, 600, 3), 255, np.uint8)
+        pa[20:380, 60:600:60] = 235  # a pale grid
+        cv2.rectangle(pa, (20, 20), (580, 380), (40, 40, 40), 2)
+        pb = pa.copy()
+        cv2.line(pa, (40, 340), (560, 120), (shade, shade, shade), width, cv2.LINE_AA)
+        cv2.line(pb, (40, 250), (560, 200), (shade, shade, shade), width, cv2.LINE_AA)
+        of_one_size = largest_region(pa, pb, same, 128)
+        assert of_one_size > 1000, (shade, width)
+        assert largest_region(pa, pb, same, 128, native=((600.0, 400.0), (690.0, 460.0))) == of_one_size
 
 
 def test_layout_blocks_are_cut_at_blank_bands_across_and_down() -> None:

@@ -168,6 +168,12 @@ class RegionCheck:
     """The most a block's own alignment may turn or shear it against the pair's (the off-diagonal terms of the
     one's linear part times the other's inverse): a re-render moves and scales the blocks of its layout; a thin
     block (a colour bar) leaves ECC a shear of a few hundredths free."""
+    shift_blur: float = 0.0
+    """Gaussian sigma (px) a piece looked at as moved (:attr:`shift_reach`) is blurred by once more."""
+    shift_reach: int = 3
+    """How far (px on the grid) a piece of a region over the limit (as :attr:`text_piece`) may be moved, at its
+    own scale, to be explained, in a pair of images of other sizes (:attr:`glyph_change`): a chart drawn again at
+    another resolution has its glyphs and legend entries placed on other pixels. 0 turns this off."""
     alone_weight: int = 2
     """How many times a region on its own (:attr:`alone_share`) counts its pixels: against the filter's limit of
     40, one of more than 20 px is other data."""
@@ -379,7 +385,7 @@ def _from_corner(affine: np.ndarray, x: float, y: float) -> np.ndarray:
 
 
 def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float, float] | None = None,
-            limit: int = 0, pieces: Sequence[Piece] = ()) -> int:
+            limit: int = 0, pieces: Sequence[Piece] = (), shift: int = 0) -> int:
     """The largest compact region in which ``b`` differs from ``a`` warped by ``affine`` (see the module doc),
     within each of ``pieces`` by its own alignment. With ``text`` (the
     scale of ``a``'s text against ``b``'s under ``affine``, across and down) a region over ``limit`` that
@@ -396,24 +402,8 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     def warped(a: np.ndarray) -> np.ndarray:
         return _warp(a, affine, (width, height), pieces)
 
-    wa = warped(g.ba)  # also what the faint test below looks at
-    diff = cv2.absdiff(wa, g.bb)
-    if g.ca is not None and g.cb is not None:
-        # Colour too (a colour map can give two values one luma), blurred by twice as much: JPEG keeps colour at
-        # half the resolution, so a copy's colours bleed across edges by a pixel or two.
-        r, gr, bl = cv2.split(cv2.absdiff(warped(g.ca), g.cb))
-        diff = cv2.max(diff, cv2.max(cv2.max(r, gr), bl))
-    over = diff > check.level
-    if check.faint_level < check.level and g.known is None:
-        # Where neither image has a sharp edge nearby, a smaller difference is a change, not resampling. Not with
-        # colours mapped: a map fitted on bins leaves shades of its own.
-        square = np.ones((7, 7), np.uint8)
-        contrast = cv2.max(cv2.subtract(cv2.dilate(wa, square), cv2.erode(wa, square)),
-                           cv2.subtract(cv2.dilate(g.bb, square), cv2.erode(g.bb, square)))
-        # ... and some faint structure there (a line, a glyph): two flat areas of other shades are a palette
-        # drawn a shade lighter, not other data
-        faint = (contrast <= check.faint_contrast) & (contrast >= check.faint_structure)
-        over |= (diff > check.faint_level) & faint
+    colour = None if g.ca is None or g.cb is None else (warped(g.ca), g.cb)
+    over = _over(warped(g.ba), g.bb, colour, check, faint=g.known is None)
     differs = _compared(over.view(np.uint8), inside, check)
     spread = cv2.countNonZero(differs)  # all the pair's differences, before the seams are taken out
     differs = cv2.morphologyEx(differs, cv2.MORPH_OPEN, np.ones((check.seam, check.seam), np.uint8))
@@ -430,7 +420,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         return 0
     # One changed cell is most of what differs; a copy's largest region is a small part of a spread of them.
     counted = np.where(pixels >= check.alone_share * spread, pixels * check.alone_weight, pixels)
-    if text is None:
+    if text is None and not shift:
         return int(counted[compact].max())
     for k in np.argsort(-pixels):
         if not compact[k]:
@@ -438,7 +428,8 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         if counted[k] <= limit:
             return int(counted[k])
         x, y, w, h = (int(v) for v in stats[k + 1, :4])
-        if pixels[k] > check.text_fill * w * h:  # a solid patch (a bar of another height) is not strokes
+        # a solid patch (a bar of another height) is not strokes; a band no thicker than a shift is an edge moved
+        if pixels[k] > check.text_fill * w * h and not (shift and min(w, h) <= shift + 1):
             return int(counted[k])
         # A long region (the labels along an axis: their places scale with the axes, their glyphs do not) is
         # looked at piece by piece, each about its own centre.
@@ -446,9 +437,39 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         parts = [(px, py, min(piece, x + w - px), min(piece, y + h - py))
                  for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
         own = _piece_at(pieces, affine, x + w / 2, y + h / 2)
-        if not all(_moved_text(g, own, part, text, check, limit) for part in parts):
+        if not all((text is not None and _moved_text(g, own, part, text, check, limit))
+                   or (shift and _moved_text(g, own, part, (1.0, 1.0), check, limit, reach=shift,
+                                             blur=check.shift_blur)) for part in parts):
             return int(counted[k])
     return 0
+
+
+def _over(wa: np.ndarray, bb: np.ndarray, colour: tuple[np.ndarray, np.ndarray] | None, check: RegionCheck,
+          faint: bool) -> np.ndarray:
+    """Where ``bb`` differs from ``wa`` (luma, ``a`` warped onto ``b``'s grid; with ``colour``, the two images'
+    colours too): above :attr:`RegionCheck.level`, or with ``faint`` above :attr:`RegionCheck.faint_level` where
+    both are faint around the pixel (see :attr:`RegionCheck.faint_level`)."""
+    import cv2
+    import numpy as np
+
+    diff = cv2.absdiff(wa, bb)
+    if colour is not None:
+        # Colour too (a colour map can give two values one luma), blurred by twice as much: JPEG keeps colour at
+        # half the resolution, so a copy's colours bleed across edges by a pixel or two.
+        r, gr, bl = cv2.split(cv2.absdiff(*colour))
+        diff = cv2.max(diff, cv2.max(cv2.max(r, gr), bl))
+    over = np.asarray(diff > check.level)
+    if faint and check.faint_level < check.level:
+        # Where neither image has a sharp edge nearby, a smaller difference is a change, not resampling. Not with
+        # colours mapped (``faint`` false): a map fitted on bins leaves shades of its own.
+        square = np.ones((7, 7), np.uint8)
+        contrast = cv2.max(cv2.subtract(cv2.dilate(wa, square), cv2.erode(wa, square)),
+                           cv2.subtract(cv2.dilate(bb, square), cv2.erode(bb, square)))
+        # ... and some faint structure there (a line, a glyph): two flat areas of other shades are a palette
+        # drawn a shade lighter, not other data
+        structure = (contrast <= check.faint_contrast) & (contrast >= check.faint_structure)
+        over |= (diff > check.faint_level) & structure
+    return over
 
 
 def _piece_at(pieces: Sequence[Piece], affine: np.ndarray, x: float, y: float) -> np.ndarray:
@@ -569,7 +590,7 @@ def _shown_share(affine: np.ndarray, width: int, height: int, samples: int = 16)
 
 
 def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], text: tuple[float, float],
-                check: RegionCheck, limit: int) -> bool:
+                check: RegionCheck, limit: int, reach: int = 0, blur: float = 0.0) -> bool:
     """Whether the part of ``b`` in ``box`` (x, y, w, h on the grid) is ``a``'s, drawn with its text at another
     scale: ``a`` scaled by ``text`` about the box's centre (a re-render at another figure size keeps the text's
     size in points while the axes scale) and shifted by at most what that scale moves a label anchored within
@@ -583,8 +604,8 @@ def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], t
 
     height, width = g.gb.shape
     x, y, w, h = box
-    reach = max(abs(text[0] - 1), abs(text[1] - 1)) * check.glyph_reach * max(width, height)
-    t, pad = int(math.ceil(reach)) + 1, 3
+    moved = max(abs(text[0] - 1), abs(text[1] - 1)) * check.glyph_reach * max(width, height)
+    t, pad = max(int(math.ceil(moved)) + 1, reach), 3
     tx0, ty0 = max(0, x - pad), max(0, y - pad)
     tx1, ty1 = min(width, x + w + pad), min(height, y + h + pad)
     sx0, sy0 = tx0 - t, ty0 - t
@@ -600,15 +621,20 @@ def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], t
     def window(a: np.ndarray) -> np.ndarray:
         return np.asarray(cv2.warpAffine(a, local, size, flags=flags, borderMode=cv2.BORDER_REPLICATE))
 
-    search, template = window(g.ba), g.bb[ty0:ty1, tx0:tx1]
+    def soft(v: np.ndarray) -> np.ndarray:  # glyphs rasterised at another resolution: their strokes, not pixels
+        v = np.ascontiguousarray(v)
+        return np.asarray(cv2.GaussianBlur(v, (0, 0), blur)) if blur else v
+
+    search, template = soft(window(g.ba)), soft(g.bb[ty0:ty1, tx0:tx1])
     found = cv2.matchTemplate(search, np.ascontiguousarray(template), cv2.TM_SQDIFF)
     _, _, (dx, dy), _ = cv2.minMaxLoc(found)
     th, tw = template.shape
-    diff = cv2.absdiff(search[dy:dy + th, dx:dx + tw], template)
+    colour = None
     if g.ca is not None and g.cb is not None:
-        colour = cv2.absdiff(window(g.ca)[dy:dy + th, dx:dx + tw], g.cb[ty0:ty1, tx0:tx1])
-        diff = cv2.max(diff, colour.max(axis=2))
-    differs = np.asarray(cv2.morphologyEx((diff > check.level).astype(np.uint8), cv2.MORPH_OPEN,
+        colour = (soft(window(g.ca))[dy:dy + th, dx:dx + tw], soft(g.cb[ty0:ty1, tx0:tx1]))
+    over = _over(np.ascontiguousarray(search[dy:dy + th, dx:dx + tw]), template, colour, check,
+                 faint=g.known is None)
+    differs = np.asarray(cv2.morphologyEx(over.view(np.uint8), cv2.MORPH_OPEN,
                                           np.ones((check.seam, check.seam), np.uint8)))
     inner = differs[y - ty0:y - ty0 + h, x - tx0:x - tx0 + w]
     return int(cv2.countNonZero(inner)) <= limit
@@ -692,13 +718,15 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
             # the thumbnail's alignment may be a pixel or two off at this resolution: aligned again, below
     refined = _refined(g, affine, check.align_side, check.ecc_iterations)
     text = _text_scale(refined, native, check)
-    found = _region(g, refined, check, text=text, limit=bound)
+    # drawn again at another resolution: glyphs and legend entries snapped to other pixels
+    shift = check.shift_reach if native is not None and _size_change(native) >= check.glyph_change else 0
+    found = _region(g, refined, check, text=text, limit=bound, shift=shift)
     pieces: list[Piece] = []
     if found > bound and check.layout_gap > 0 and native is not None and _size_change(native) >= check.piece_size:
         # drawn again at another size: its colour bar, legend or panels moved apart from one another
         pieces = _pieces(g, refined, check)
         if pieces:
-            found = min(found, _region(g, refined, check, text=text, limit=bound, pieces=pieces))
+            found = min(found, _region(g, refined, check, text=text, limit=bound, pieces=pieces, shift=shift))
     if found <= bound and strays and (drawn := inks()) is not None:
         stray = _stray_ink(drawn, refined, check)
         if stray > check.stray_limit:
