@@ -168,8 +168,6 @@ class RegionCheck:
     """The most a block's own alignment may turn or shear it against the pair's (the off-diagonal terms of the
     one's linear part times the other's inverse): a re-render moves and scales the blocks of its layout; a thin
     block (a colour bar) leaves ECC a shear of a few hundredths free."""
-    shift_blur: float = 0.0
-    """Gaussian sigma (px) a piece looked at as moved (:attr:`shift_reach`) is blurred by once more."""
     shift_reach: int = 3
     """How far (px on the grid) a piece of a region over the limit (as :attr:`text_piece`) may be moved, at its
     own scale, to be explained, in a pair of images of other sizes (:attr:`glyph_change`): a chart drawn again at
@@ -403,7 +401,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         return _warp(a, affine, (width, height), pieces)
 
     colour = None if g.ca is None or g.cb is None else (warped(g.ca), g.cb)
-    over = _over(warped(g.ba), g.bb, colour, check, faint=g.known is None)
+    over, _ = _over(warped(g.ba), g.bb, colour, check, faint=g.known is None)
     differs = _compared(over.view(np.uint8), inside, check)
     spread = cv2.countNonZero(differs)  # all the pair's differences, before the seams are taken out
     differs = cv2.morphologyEx(differs, cv2.MORPH_OPEN, np.ones((check.seam, check.seam), np.uint8))
@@ -437,18 +435,19 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         parts = [(px, py, min(piece, x + w - px), min(piece, y + h - py))
                  for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
         own = _piece_at(pieces, affine, x + w / 2, y + h / 2)
-        if not all((text is not None and _moved_text(g, own, part, text, check, limit))
-                   or (shift and _moved_text(g, own, part, (1.0, 1.0), check, limit, reach=shift,
-                                             blur=check.shift_blur)) for part in parts):
+        mine = cv2.bitwise_and(differs, (labels == k + 1).view(np.uint8))
+        if not all((text is not None and _moved_text(g, own, part, text, check, limit, mine))
+                   or (shift and _moved_text(g, own, part, (1.0, 1.0), check, limit, mine, reach=shift))
+                   for part in parts):
             return int(counted[k])
     return 0
 
 
 def _over(wa: np.ndarray, bb: np.ndarray, colour: tuple[np.ndarray, np.ndarray] | None, check: RegionCheck,
-          faint: bool) -> np.ndarray:
+          faint: bool) -> tuple[np.ndarray, np.ndarray]:
     """Where ``bb`` differs from ``wa`` (luma, ``a`` warped onto ``b``'s grid; with ``colour``, the two images'
     colours too): above :attr:`RegionCheck.level`, or with ``faint`` above :attr:`RegionCheck.faint_level` where
-    both are faint around the pixel (see :attr:`RegionCheck.faint_level`)."""
+    both are faint around the pixel (see :attr:`RegionCheck.faint_level`); and where above the level alone."""
     import cv2
     import numpy as np
 
@@ -458,7 +457,8 @@ def _over(wa: np.ndarray, bb: np.ndarray, colour: tuple[np.ndarray, np.ndarray] 
         # half the resolution, so a copy's colours bleed across edges by a pixel or two.
         r, gr, bl = cv2.split(cv2.absdiff(*colour))
         diff = cv2.max(diff, cv2.max(cv2.max(r, gr), bl))
-    over = np.asarray(diff > check.level)
+    strong = np.asarray(diff > check.level)
+    over = strong.copy()
     if faint and check.faint_level < check.level:
         # Where neither image has a sharp edge nearby, a smaller difference is a change, not resampling. Not with
         # colours mapped (``faint`` false): a map fitted on bins leaves shades of its own.
@@ -469,7 +469,7 @@ def _over(wa: np.ndarray, bb: np.ndarray, colour: tuple[np.ndarray, np.ndarray] 
         # drawn a shade lighter, not other data
         structure = (contrast <= check.faint_contrast) & (contrast >= check.faint_structure)
         over |= (diff > check.faint_level) & structure
-    return over
+    return over, strong
 
 
 def _piece_at(pieces: Sequence[Piece], affine: np.ndarray, x: float, y: float) -> np.ndarray:
@@ -590,13 +590,15 @@ def _shown_share(affine: np.ndarray, width: int, height: int, samples: int = 16)
 
 
 def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], text: tuple[float, float],
-                check: RegionCheck, limit: int, reach: int = 0, blur: float = 0.0) -> bool:
+                check: RegionCheck, limit: int, region: np.ndarray, reach: int = 0) -> bool:
     """Whether the part of ``b`` in ``box`` (x, y, w, h on the grid) is ``a``'s, drawn with its text at another
     scale: ``a`` scaled by ``text`` about the box's centre (a re-render at another figure size keeps the text's
     size in points while the axes scale) and shifted by at most what that scale moves a label anchored within
-    :attr:`RegionCheck.glyph_reach` of it, the best shift found by template matching, leaves no more than
-    ``limit`` pixels differing (after the seam opening) in the box. A changed number is other glyphs at any
-    scale and shift; a bar of another height is not text of another size."""
+    :attr:`RegionCheck.glyph_reach` of it (and at least ``reach`` px), the best shift found by template matching,
+    leaves no more than ``limit`` pixels differing in the box (after the seam opening): by the full level, or by
+    the second look's faint rule (:func:`_over`) near ``region``'s own pixels (its mask on the grid). A changed
+    number is other glyphs at any scale and shift; a bar of another height is not text of another size; a pale
+    line of other data differs by the faint rule wherever it is moved."""
     import math
 
     import cv2
@@ -621,23 +623,23 @@ def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], t
     def window(a: np.ndarray) -> np.ndarray:
         return np.asarray(cv2.warpAffine(a, local, size, flags=flags, borderMode=cv2.BORDER_REPLICATE))
 
-    def soft(v: np.ndarray) -> np.ndarray:  # glyphs rasterised at another resolution: their strokes, not pixels
-        v = np.ascontiguousarray(v)
-        return np.asarray(cv2.GaussianBlur(v, (0, 0), blur)) if blur else v
-
-    search, template = soft(window(g.ba)), soft(g.bb[ty0:ty1, tx0:tx1])
+    search, template = window(g.ba), np.ascontiguousarray(g.bb[ty0:ty1, tx0:tx1])
     found = cv2.matchTemplate(search, np.ascontiguousarray(template), cv2.TM_SQDIFF)
     _, _, (dx, dy), _ = cv2.minMaxLoc(found)
     th, tw = template.shape
     colour = None
     if g.ca is not None and g.cb is not None:
-        colour = (soft(window(g.ca))[dy:dy + th, dx:dx + tw], soft(g.cb[ty0:ty1, tx0:tx1]))
-    over = _over(np.ascontiguousarray(search[dy:dy + th, dx:dx + tw]), template, colour, check,
-                 faint=g.known is None)
-    differs = np.asarray(cv2.morphologyEx(over.view(np.uint8), cv2.MORPH_OPEN,
-                                          np.ones((check.seam, check.seam), np.uint8)))
-    inner = differs[y - ty0:y - ty0 + h, x - tx0:x - tx0 + w]
-    return int(cv2.countNonZero(inner)) <= limit
+        colour = (window(g.ca)[dy:dy + th, dx:dx + tw], g.cb[ty0:ty1, tx0:tx1])
+    over, strong = _over(np.ascontiguousarray(search[dy:dy + th, dx:dx + tw]), template, colour, check,
+                         faint=g.known is None)
+    # What differs by the full level counts wherever it is; a faint difference only on the region's own pixels:
+    # the faint grid behind a label, which the pair's alignment lined up, is off by the text's move.
+    seam = np.ones((check.seam, check.seam), np.uint8)
+    box = np.s_[y - ty0:y - ty0 + h, x - tx0:x - tx0 + w]
+    near = cv2.dilate(region[y:y + h, x:x + w], np.ones((3, 3), np.uint8))
+    differs = cv2.bitwise_or(cv2.morphologyEx(strong[box].view(np.uint8), cv2.MORPH_OPEN, seam),
+                             cv2.bitwise_and(cv2.morphologyEx(over[box].view(np.uint8), cv2.MORPH_OPEN, seam), near))
+    return int(cv2.countNonZero(differs)) <= limit
 
 
 def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: tuple[int, int]
