@@ -635,10 +635,10 @@ def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], t
     # What differs by the full level counts wherever it is; a faint difference only on the region's own pixels:
     # the faint grid behind a label, which the pair's alignment lined up, is off by the text's move.
     seam = np.ones((check.seam, check.seam), np.uint8)
-    box = np.s_[y - ty0:y - ty0 + h, x - tx0:x - tx0 + w]
+    inner = np.s_[y - ty0:y - ty0 + h, x - tx0:x - tx0 + w]
     near = cv2.dilate(region[y:y + h, x:x + w], np.ones((3, 3), np.uint8))
-    differs = cv2.bitwise_or(cv2.morphologyEx(strong[box].view(np.uint8), cv2.MORPH_OPEN, seam),
-                             cv2.bitwise_and(cv2.morphologyEx(over[box].view(np.uint8), cv2.MORPH_OPEN, seam), near))
+    differs = cv2.bitwise_or(cv2.morphologyEx(strong[inner].view(np.uint8), cv2.MORPH_OPEN, seam),
+                             cv2.bitwise_and(cv2.morphologyEx(over[inner].view(np.uint8), cv2.MORPH_OPEN, seam), near))
     return int(cv2.countNonZero(differs)) <= limit
 
 
