@@ -881,8 +881,8 @@ def test_a_chart_drawn_again_at_another_resolution_is_merged_not_one_with_a_segm
 
 def test_an_edge_moved_a_few_pixels_is_explained_only_between_images_of_other_sizes() -> None:
     """A legend patch 3-4 px higher is a band no thicker than the shift looked at: explained between two images of
-    other sizes (a re-render), never between two of one size (a template drawn with other data), and a patch 5 px
-    or more higher is a change."""
+    other sizes (a re-render), never between two of one size (a template drawn with other data) nor with a JPEG
+    in the pair, and a patch 5 px or more higher is a change."""
     import cv2
 
     from zuhyo.construct.filter.regions import RegionCheck, largest_region
@@ -903,6 +903,7 @@ def test_an_edge_moved_a_few_pixels_is_explained_only_between_images_of_other_si
         assert of_one_size > 400, moved
         assert largest_region(pa, pb, same, 128, RegionCheck(shift_reach=0), native=native) == of_one_size
         assert (largest_region(pa, pb, same, 128, native=native) == 0) is explained, moved
+        assert largest_region(pa, pb, same, 128, native=native, faint=False) > 400, moved  # a JPEG in the pair
 
 
 def test_a_pale_line_of_other_data_is_never_explained_as_text_moved() -> None:

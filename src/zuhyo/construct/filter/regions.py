@@ -171,7 +171,8 @@ class RegionCheck:
     shift_reach: int = 3
     """How far (px on the grid) a piece of a region over the limit (as :attr:`text_piece`) may be moved, at its
     own scale, to be explained, in a pair of images of other sizes (:attr:`glyph_change`): a chart drawn again at
-    another resolution has its glyphs and legend entries placed on other pixels. 0 turns this off."""
+    another resolution has its glyphs and legend entries placed on other pixels. Both images lossless only (a
+    JPEG moves edges by its blocks). 0 turns this off."""
     alone_weight: int = 2
     """How many times a region on its own (:attr:`alone_share`) counts its pixels: against the filter's limit of
     40, one of more than 20 px is other data."""
@@ -720,8 +721,10 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
             # the thumbnail's alignment may be a pixel or two off at this resolution: aligned again, below
     refined = _refined(g, affine, check.align_side, check.ecc_iterations)
     text = _text_scale(refined, native, check)
-    # drawn again at another resolution: glyphs and legend entries snapped to other pixels
-    shift = check.shift_reach if native is not None and _size_change(native) >= check.glyph_change else 0
+    # Drawn again at another resolution: glyphs and legend entries snapped to other pixels. Not with a JPEG: its
+    # blocks move a glyph's edges too, and a resized JPEG copy of one chart came within a shift of a look-alike.
+    shift = (check.shift_reach if faint and native is not None and _size_change(native) >= check.glyph_change
+             else 0)
     found = _region(g, refined, check, text=text, limit=bound, shift=shift)
     pieces: list[Piece] = []
     if found > bound and check.layout_gap > 0 and native is not None and _size_change(native) >= check.piece_size:
