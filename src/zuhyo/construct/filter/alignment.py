@@ -359,11 +359,18 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
     # are one; at the map's finer levels the bars of a bar chart can outnumber either).
     up = _coarse_of(COLOUR_BINS, COARSE_BINS)
     background = up == int(np.argmax(np.bincount(up, weights=count, minlength=COARSE_BINS ** 3)))
+    mapped = ~np.isnan(table[:, 0])
     moved = np.abs(np.nan_to_num(table, nan=-1e9) - _bin_centres()).max(axis=1) > cmp.residual_level
-    moved &= ~np.isnan(table[:, 0])
+    moved &= mapped
     r, g, b = cv2.split(np.ascontiguousarray(window))[:3]  # OpenCV: numpy's reductions over 3 channels are slow
     chroma = cv2.subtract(cv2.max(cv2.max(r, g), b), cv2.min(cv2.min(r, g), b))
     coloured = np.bincount(bins[chroma > cmp.palette_chroma], minlength=COLOUR_BINS ** 3)
+    # Where most of the coloured ink is in shades the map has colours for (areas: bars, wedges, cells), those
+    # shades alone: a bar's anti-aliased edges are shades of their own, too few for the map, and would outweigh
+    # a series left in nearly its colour (three bars of which two moved). Thin lines are mostly such blends, and
+    # the few shades mapped are no palette.
+    if coloured[mapped].sum() >= 0.5 * coloured.sum():
+        coloured = coloured * mapped
     least = (0, cmp.palette_least * bins.size)  # a few coloured pixels (JPEG's chroma noise) are no palette
     for ink, fewest in zip((count, coloured), least, strict=True):
         ink[background] = 0
