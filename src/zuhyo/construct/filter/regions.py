@@ -35,7 +35,11 @@ takes out.
 A pair of images of other sizes (:attr:`RegionCheck.piece_size`) whose region is over the limit is looked at
 again with each block of ``b``'s layout (:func:`_layout_blocks`, cut at its blank bands) aligned on its own
 (:func:`_pieces`): a figure drawn again at another size, laid out with gaps in points (matplotlib's tight layout),
-moves its panels, colour bar and title apart by other amounts than its axes scale.
+moves its panels, colour bar and title apart by other amounts than its axes scale. A large block is aligned by
+ECC, started from the other image's block that it overlaps (box on box: a table's rows, started from the pair's
+alignment, may stay a row off); a heading over them too small for ECC (a title) by its best shift, where that
+shift correlates well and moves it apart from them (:attr:`RegionCheck.small_pieces`): a table drawn again at
+another size keeps its rows' height in pixels while its title stays at the top.
 
 :func:`largest_region` above ``MAX_REGION`` (:mod:`zuhyo.construct.filter.near_duplicates`) means other data.
 
@@ -168,6 +172,14 @@ class RegionCheck:
     """The most a block's own alignment may turn or shear it against the pair's (the off-diagonal terms of the
     one's linear part times the other's inverse): a re-render moves and scales the blocks of its layout; a thin
     block (a colour bar) leaves ECC a shear of a few hundredths free."""
+    small_pieces: bool = True
+    """Whether the look at layout blocks (:func:`_pieces`) moves a heading too small for ECC (a title over the
+    large blocks) by its best shift: a table drawn again at another figure size keeps its rows' height in pixels
+    while its title stays at the top, so the grids (each content box resized to one size) stretch them apart.
+    Blocks among or under the large ones are never moved so (an infographic's progress bars are data: with
+    them, two infographics of other data were merged on the hard corpus's seed 15)."""
+    piece_match: float = 0.8
+    """The least correlation (normalised, of the best shift) for a small block to be moved (:attr:`small_pieces`)."""
     shift_reach: int = 3
     """How far (px on the grid) a piece of a region over the limit (as :attr:`text_piece`) may be moved, at its
     own scale, to be explained, in a pair of images of other sizes (:attr:`glyph_change`): a chart drawn again at
@@ -529,26 +541,41 @@ def _layout_blocks(grey: np.ndarray, check: RegionCheck) -> list[tuple[int, int,
 
 
 def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
-    """``b``'s layout blocks (:func:`_layout_blocks`) of at least :attr:`RegionCheck.piece_least` of its grid,
-    each with its own alignment: ``affine`` refined by ECC on the block alone, kept where it moves the block's
-    centre by at most :attr:`RegionCheck.piece_reach` of the long side, scales it by at most
+    """``b``'s layout blocks (:func:`_layout_blocks`), each with its own alignment. A block of at least
+    :attr:`RegionCheck.piece_least` of its grid: ``affine`` refined by ECC on the block alone, kept where it moves
+    the block's centre by at most :attr:`RegionCheck.piece_reach` of the long side, scales it by at most
     :attr:`RegionCheck.glyph_most` and turns or shears it by at most :attr:`RegionCheck.piece_shear` against
-    ``affine``; none unless two blocks or more are so aligned. A chart drawn again at another figure size moves
-    its colour bar, legend and panels apart from one another: no one affine lines them all up."""
+    ``affine``; ECC starts from the other image's block it overlaps (:func:`_counterpart`), box on box, where
+    there is one. With :attr:`RegionCheck.small_pieces`, a smaller one over all the large blocks (a title: too
+    little for ECC): ``affine`` moved by the best shift within that reach (template matching), kept where it
+    correlates by :attr:`RegionCheck.piece_match` or more and lies more than :attr:`RegionCheck.shift_reach` px
+    from where each large block's own alignment puts it. None unless a large block and another are so aligned.
+    A chart drawn again at another figure size moves its colour bar, legend, title and panels apart from one
+    another: no one affine lines them all up."""
+    import cv2
     import numpy as np
 
     height, width = g.gb.shape
-    blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.gb, check)
-              if w * h >= check.piece_least * width * height and min(w, h) >= 8]
-    if len(blocks) < 2:  # most charts: a title over one panel
+    blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.gb, check) if min(w, h) >= 8]
+    large = [w * h >= check.piece_least * width * height for _, _, w, h in blocks]
+    if sum(large) < (1 if check.small_pieces else 2) or len(blocks) < 2:  # most charts: a title over one panel
         return []
     out: list[Piece] = []
+    a_blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.ga, check)
+                if w * h >= check.piece_least * width * height]
     reach = check.piece_reach * max(width, height)
     whole = affine.astype(np.float64)
-    for x, y, w, h in blocks:
-        template = np.ascontiguousarray(g.gb[y:y + h, x:x + w])
-        found = _ecc(template, g.ga, _from_corner(whole, x, y).astype(np.float32), check.align_side,
-                     check.ecc_iterations)
+    for (x, y, w, h), ecc in zip(blocks, large, strict=True):
+        if not ecc:
+            continue
+        start = _from_corner(whole, x, y)
+        if (box := _counterpart((x, y, w, h), a_blocks, whole, check)) is not None:
+            # the other image's block of this layout, box on box: a table's rows, lined up from the pair's
+            # alignment, may stay a row off (its title moved apart from them)
+            ax, ay, aw, ah = box
+            start = np.array([[aw / w, 0.0, ax], [0.0, ah / h, ay]])
+        found = _ecc(np.ascontiguousarray(g.gb[y:y + h, x:x + w]), g.ga, start.astype(np.float32),
+                     check.align_side, check.ecc_iterations)
         if found is None:
             continue
         own = _from_corner(found, -x, -y)  # back to b's grid
@@ -558,8 +585,50 @@ def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
         scaled = all(1 / check.glyph_most <= relative[k, k] <= check.glyph_most for k in (0, 1))
         if moved <= reach and scaled and max(abs(relative[0, 1]), abs(relative[1, 0])) <= check.piece_shear:
             out.append(((x, y, w, h), own.astype(np.float32)))
-    # One block aligned on its own is the pair aligned again without its title: nothing moved apart to explain
-    return out if len(out) >= 2 else []
+    aligned = len(out)
+    if check.small_pieces and aligned:
+        # A heading over the large blocks (a title: anchored to the figure's top, not to the axes) moved by its
+        # best shift, where it correlates well and has moved apart from every large block's alignment by more
+        # than a re-render's snapping (:attr:`RegionCheck.shift_reach`); not the small blocks among or under
+        # the large ones (an infographic's progress bars: data). By correlation: a squared difference prefers a
+        # blank window to the same text a pixel off.
+        top = min(y for (_, y, _, _), ecc in zip(blocks, large, strict=True) if ecc)
+        r = int(np.ceil(reach))
+        heads = [box for box, ecc in zip(blocks, large, strict=True) if not ecc and box[1] + box[3] <= top]
+        for x, y, w, h in heads:
+            search = cv2.warpAffine(g.ga, _from_corner(whole, x - r, y - r), (w + 2 * r, h + 2 * r),
+                                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+            found = cv2.matchTemplate(search, np.ascontiguousarray(g.gb[y:y + h, x:x + w]), cv2.TM_CCOEFF_NORMED)
+            _, best, _, (dx, dy) = cv2.minMaxLoc(found)
+            own = _from_corner(whole, dx - r, dy - r)
+            centre = np.array([x + w / 2, y + h / 2, 1.0])
+            apart = min(float(np.hypot(*(own @ centre - other.astype(np.float64) @ centre)))
+                        for _, other in out[:aligned])
+            if best >= check.piece_match and apart > check.shift_reach:
+                out.append(((x, y, w, h), own.astype(np.float32)))
+    # One block aligned on its own, nothing else, is the pair aligned again without its title: nothing moved apart
+    return out if aligned and len(out) >= 2 else []
+
+
+def _counterpart(box: tuple[int, int, int, int], blocks: Sequence[tuple[int, int, int, int]], affine: np.ndarray,
+                 check: RegionCheck) -> tuple[int, int, int, int] | None:
+    """Of ``a``'s layout blocks, the one ``b``'s ``box`` most overlaps under ``affine`` (by intersection over
+    union, at least a half), its sides within :attr:`RegionCheck.glyph_most` of the box's; ``None`` if none."""
+    import numpy as np
+
+    x, y, w, h = box
+    corners = np.asarray(affine, dtype=np.float64) @ np.array([[x, x + w], [y, y + h], [1.0, 1.0]])
+    (mx0, mx1), (my0, my1) = np.sort(corners[0]), np.sort(corners[1])
+    best, chosen = 0.5, None
+    for bx, by, bw, bh in blocks:
+        if not all(1 / check.glyph_most <= r <= check.glyph_most for r in (bw / w, bh / h)):
+            continue
+        ix = max(0.0, min(mx1, bx + bw) - max(mx0, bx))
+        iy = max(0.0, min(my1, by + bh) - max(my0, by))
+        union = (mx1 - mx0) * (my1 - my0) + bw * bh - ix * iy
+        if union > 0 and ix * iy / union > best:
+            best, chosen = ix * iy / union, (bx, by, bw, bh)
+    return chosen
 
 
 def _compared(mask: np.ndarray, inside: np.ndarray, check: RegionCheck) -> np.ndarray:
