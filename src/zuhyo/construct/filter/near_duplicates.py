@@ -108,10 +108,13 @@ candidates, scores from 0.85 to 0.86 held four look-alikes and no planted copy."
 EDGE_LEVEL = 40
 """Largest channel difference between neighbouring pixels of a thumbnail that makes an edge
 (:func:`edge_descriptors`)."""
-EDGE_NEIGHBOURS = 2
+EDGE_NEIGHBOURS = 3
 """Candidates per image by the edges' descriptor too (:func:`near_duplicate_candidates`): on both tuning splits
 of the hard corpus the original of every copy drawn with another colour map is its copy's nearest or second
-nearest by edges, where by the luma descriptors it ranks up to 125th (bench/README.md)."""
+nearest by edges, where by the luma descriptors it ranks up to 125th (bench/README.md). Three, not two: on the
+studied seeds 0, 2, 6-12 and 15 the third made 5 more copies candidates (pies and an infographic in another
+palette, a table drawn again at another size) for about 6 % more pairs, and 2 more were merged ("thirteenth
+session")."""
 _PCA_DIMS = 32
 
 
