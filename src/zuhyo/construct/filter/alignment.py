@@ -87,6 +87,11 @@ class Comparison:
     palette_least: float = 0.002
     """Share of the pixels the coloured ink must exceed for :func:`palette_changed` to judge by it (a scatter's
     markers are 0.6-1.7 % of a thumbnail)."""
+    palette_areas: float = 0.02
+    """Share of the pixels the coloured ink in shades the map has colours for must reach for
+    :func:`palette_changed` to judge the coloured ink by those shades alone (areas: bars, wedges, cells). A
+    scatter's few markers in a resized JPEG copy (62 px of a thumbnail in mapped shades) have their colours moved
+    by its chroma's blur, not by a palette."""
     grey_map_solid: int = 20
     """Pixels of solid difference over which a pair with a grey image, verified as it is, whose palette moves has
     its colours mapped (:func:`directed_scores`): a chart drawn again in greys differs in tone (thousands of
@@ -365,11 +370,11 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
     r, g, b = cv2.split(np.ascontiguousarray(window))[:3]  # OpenCV: numpy's reductions over 3 channels are slow
     chroma = cv2.subtract(cv2.max(cv2.max(r, g), b), cv2.min(cv2.min(r, g), b))
     coloured = np.bincount(bins[chroma > cmp.palette_chroma], minlength=COLOUR_BINS ** 3)
-    # Where most of the coloured ink is in shades the map has colours for (areas: bars, wedges, cells), those
-    # shades alone: a bar's anti-aliased edges are shades of their own, too few for the map, and would outweigh
-    # a series left in nearly its colour (three bars of which two moved). Thin lines are mostly such blends, and
-    # the few shades mapped are no palette.
-    if coloured[mapped].sum() >= 0.5 * coloured.sum():
+    # Where most of the coloured ink, and enough of it (Comparison.palette_areas), is in shades the map has
+    # colours for (areas: bars, wedges, cells), those shades alone: a bar's anti-aliased edges are shades of
+    # their own, too few for the map, and would outweigh a series left in nearly its colour (three bars of which
+    # two moved). Thin lines are mostly such blends, and the few shades mapped are no palette.
+    if coloured[mapped].sum() >= max(0.5 * coloured.sum(), cmp.palette_areas * bins.size):
         coloured = coloured * mapped
     least = (0, cmp.palette_least * bins.size)  # a few coloured pixels (JPEG's chroma noise) are no palette
     for ink, fewest in zip((count, coloured), least, strict=True):
