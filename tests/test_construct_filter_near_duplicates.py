@@ -740,6 +740,30 @@ def test_pale_lines_of_other_data_in_nearly_one_colour_are_not_compared_recolour
         assert scores[0] < DEFAULT_MIN_SCORE or regions[0] > MAX_REGION, seed
 
 
+def test_a_palette_is_judged_by_its_mapped_shades_alone_only_where_they_are_areas_enough() -> None:
+    """A thumbnail with a few coloured markers (62 px in two shades the map has colours for, 37 of them moved, as a
+    resized JPEG copy's chroma blur moves them) and 35 px of their blends the map has no colour for: by the mapped
+    shades alone 60 % moved - a palette, and the pair, compared recoloured, was lost on the scale corpus - by all
+    the coloured ink 38 %. Under Comparison.palette_areas (2 % of the pixels) the mapped shades are too few to
+    judge by alone."""
+    from dataclasses import replace
+
+    from zuhyo.construct.filter.alignment import COLOUR_BINS, Comparison, _colour_bins, palette_changed
+
+    window = np.full((128, 128, 3), 255, np.uint8)
+    window[0:5, 0:100] = 0  # black text: ink, not coloured
+    flat = window.reshape(-1, 3)
+    flat[1000:1037] = (120, 170, 220)  # mapped, moved
+    flat[1100:1125] = (250, 200, 120)  # mapped, kept
+    flat[1200:1235] = (200, 120, 250)  # a blend the map has no colour for
+    table = np.full((COLOUR_BINS ** 3, 3), np.nan, np.float32)
+    for colour, to in (((120, 170, 220), (40, 90, 160)), ((250, 200, 120), (250, 200, 120)), ((0, 0, 0), (0, 0, 0)),
+                       ((255, 255, 255), (255, 255, 255))):
+        table[int(_colour_bins(np.array([[colour]], np.uint8))[0, 0])] = [v // 16 * 16 + 8 for v in to]
+    assert not palette_changed(window, table)
+    assert palette_changed(window, table, replace(Comparison(), palette_areas=0.0))
+
+
 def _pie(shares: list[float], colours: list[str], size: tuple[float, float] = (9, 5)) -> bytes:
     """A pie of ``shares`` with its percentages printed on the wedges (black, antialiased) and labels round it,
     ``size`` inches at 100 DPI."""
