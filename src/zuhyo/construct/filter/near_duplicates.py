@@ -108,13 +108,12 @@ candidates, scores from 0.85 to 0.86 held four look-alikes and no planted copy."
 EDGE_LEVEL = 40
 """Largest channel difference between neighbouring pixels of a thumbnail that makes an edge
 (:func:`edge_descriptors`)."""
-EDGE_NEIGHBOURS = 3
+EDGE_NEIGHBOURS = 2
 """Candidates per image by the edges' descriptor too (:func:`near_duplicate_candidates`): on both tuning splits
 of the hard corpus the original of every copy drawn with another colour map is its copy's nearest or second
-nearest by edges, where by the luma descriptors it ranks up to 125th (bench/README.md). Three, not two: on the
-studied seeds 0, 2, 6-12 and 15 the third made 5 more copies candidates (pies and an infographic in another
-palette, a table drawn again at another size) for about 6 % more pairs, and 2 more were merged ("thirteenth
-session")."""
+nearest by edges, where by the luma descriptors it ranks up to 125th (bench/README.md). A third merged 2 more
+copies on ten studied seeds, none on a fresh one, and cost 10 % more time on the scale corpus: not taken
+(bench/README.md, "thirteenth session")."""
 _PCA_DIMS = 32
 
 
