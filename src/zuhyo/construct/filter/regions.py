@@ -560,11 +560,29 @@ def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
     large = [w * h >= check.piece_least * width * height for _, _, w, h in blocks]
     if sum(large) < (1 if check.small_pieces else 2) or len(blocks) < 2:  # most charts: a title over one panel
         return []
+    reach = check.piece_reach * max(width, height)
+    whole = affine.astype(np.float64)
+    # A heading over the large blocks (a title: anchored to the figure's top, not to the axes) moved by its best
+    # shift where it correlates well (and, below, has moved apart from every large block's alignment by more than
+    # a re-render's snapping, RegionCheck.shift_reach); not the small blocks among or under the large ones (an
+    # infographic's progress bars: data). By correlation: a squared difference prefers a blank window to the same
+    # text a pixel off. Found first: with one large block and no heading so found, no ECC is needed.
+    moved_heads: list[Piece] = []
+    if check.small_pieces:
+        top = min(y for (_, y, _, _), ecc in zip(blocks, large, strict=True) if ecc)
+        r = int(np.ceil(reach))
+        for x, y, w, h in (box for box, ecc in zip(blocks, large, strict=True) if not ecc and box[1] + box[3] <= top):
+            search = cv2.warpAffine(g.ga, _from_corner(whole, x - r, y - r), (w + 2 * r, h + 2 * r),
+                                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+            match = cv2.matchTemplate(search, np.ascontiguousarray(g.gb[y:y + h, x:x + w]), cv2.TM_CCOEFF_NORMED)
+            _, best, _, (dx, dy) = cv2.minMaxLoc(match)
+            if best >= check.piece_match:
+                moved_heads.append(((x, y, w, h), _from_corner(whole, dx - r, dy - r)))
+    if sum(large) < 2 and not moved_heads:
+        return []
     out: list[Piece] = []
     a_blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.ga, check)
                 if w * h >= check.piece_least * width * height]
-    reach = check.piece_reach * max(width, height)
-    whole = affine.astype(np.float64)
     for (x, y, w, h), ecc in zip(blocks, large, strict=True):
         if not ecc:
             continue
@@ -586,26 +604,11 @@ def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
         if moved <= reach and scaled and max(abs(relative[0, 1]), abs(relative[1, 0])) <= check.piece_shear:
             out.append(((x, y, w, h), own.astype(np.float32)))
     aligned = len(out)
-    if check.small_pieces and aligned:
-        # A heading over the large blocks (a title: anchored to the figure's top, not to the axes) moved by its
-        # best shift, where it correlates well and has moved apart from every large block's alignment by more
-        # than a re-render's snapping (:attr:`RegionCheck.shift_reach`); not the small blocks among or under
-        # the large ones (an infographic's progress bars: data). By correlation: a squared difference prefers a
-        # blank window to the same text a pixel off.
-        top = min(y for (_, y, _, _), ecc in zip(blocks, large, strict=True) if ecc)
-        r = int(np.ceil(reach))
-        heads = [box for box, ecc in zip(blocks, large, strict=True) if not ecc and box[1] + box[3] <= top]
-        for x, y, w, h in heads:
-            search = cv2.warpAffine(g.ga, _from_corner(whole, x - r, y - r), (w + 2 * r, h + 2 * r),
-                                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-            found = cv2.matchTemplate(search, np.ascontiguousarray(g.gb[y:y + h, x:x + w]), cv2.TM_CCOEFF_NORMED)
-            _, best, _, (dx, dy) = cv2.minMaxLoc(found)
-            own = _from_corner(whole, dx - r, dy - r)
-            centre = np.array([x + w / 2, y + h / 2, 1.0])
-            apart = min(float(np.hypot(*(own @ centre - other.astype(np.float64) @ centre)))
-                        for _, other in out[:aligned])
-            if best >= check.piece_match and apart > check.shift_reach:
-                out.append(((x, y, w, h), own.astype(np.float32)))
+    for (x, y, w, h), own in moved_heads:
+        centre = np.array([x + w / 2, y + h / 2, 1.0])
+        if aligned and min(float(np.hypot(*(own @ centre - other.astype(np.float64) @ centre)))
+                           for _, other in out[:aligned]) > check.shift_reach:
+            out.append(((x, y, w, h), own.astype(np.float32)))
     # One block aligned on its own, nothing else, is the pair aligned again without its title: nothing moved apart
     return out if aligned and len(out) >= 2 else []
 
