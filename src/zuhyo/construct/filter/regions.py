@@ -556,8 +556,9 @@ def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
     import numpy as np
 
     height, width = g.gb.shape
+    least = check.piece_least * width * height  # a large block's area, in either image
     blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.gb, check) if min(w, h) >= 8]
-    large = [w * h >= check.piece_least * width * height for _, _, w, h in blocks]
+    large = [w * h >= least for _, _, w, h in blocks]
     if sum(large) < (1 if check.small_pieces else 2) or len(blocks) < 2:  # most charts: a title over one panel
         return []
     reach = check.piece_reach * max(width, height)
@@ -581,8 +582,7 @@ def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
     if sum(large) < 2 and not moved_heads:
         return []
     out: list[Piece] = []
-    a_blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.ga, check)
-                if w * h >= check.piece_least * width * height]
+    a_blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.ga, check) if w * h >= least]
     for (x, y, w, h), ecc in zip(blocks, large, strict=True):
         if not ecc:
             continue
