@@ -911,6 +911,17 @@ def test_a_figure_laid_out_tight_drawn_again_at_another_size_is_merged_block_by_
         assert regions[1] > MAX_REGION, size
 
 
+def _bundled_ipaex_family() -> str:
+    """The family name of the packaged IPAex Gothic, registered with matplotlib (so that a machine without
+    fonts-ipaexfont draws the same glyphs)."""
+    from matplotlib import font_manager
+
+    from zuhyo.report.fonts import BUNDLED_IPAEX_GOTHIC
+
+    font_manager.fontManager.addfont(str(BUNDLED_IPAEX_GOTHIC))
+    return str(font_manager.FontProperties(fname=str(BUNDLED_IPAEX_GOTHIC)).get_name())
+
+
 TABLE_ROWS = ["エネルギー", "売上高", "輸入額", "物価", "学生数", "降水量", "患者数", "輸出額"]
 
 
@@ -924,12 +935,8 @@ def _japanese_table(cells: list[list[int]], size: tuple[float, float]) -> bytes:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib import font_manager
 
-    from zuhyo.report.fonts import BUNDLED_IPAEX_GOTHIC
-
-    font_manager.fontManager.addfont(str(BUNDLED_IPAEX_GOTHIC))
-    family = font_manager.FontProperties(fname=str(BUNDLED_IPAEX_GOTHIC)).get_name()
+    family = _bundled_ipaex_family()
     with plt.style.context("fivethirtyeight"), plt.rc_context({"font.family": ["DejaVu Sans", family]}):
         fig = plt.figure(figsize=size, dpi=100)
         ax = fig.add_subplot(111)
@@ -1021,12 +1028,8 @@ def _stacked_bars(parts: list[np.ndarray], dpi: int) -> bytes:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib import font_manager
 
-    from zuhyo.report.fonts import BUNDLED_IPAEX_GOTHIC
-
-    font_manager.fontManager.addfont(str(BUNDLED_IPAEX_GOTHIC))
-    family = font_manager.FontProperties(fname=str(BUNDLED_IPAEX_GOTHIC)).get_name()
+    family = _bundled_ipaex_family()
     with plt.rc_context({"font.family": family}):
         fig = plt.figure(figsize=(10, 6), dpi=dpi)
         ax = fig.add_subplot(111)
