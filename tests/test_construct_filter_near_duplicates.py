@@ -929,8 +929,6 @@ def _japanese_table(cells: list[list[int]], size: tuple[float, float]) -> bytes:
     """Eight rows of five numbers under Japanese column heads, the row heads clipped at the figure's left edge
     (the packaged IPAex Gothic after DejaVu Sans, as the hard corpus draws), a title over it, ``size`` inches at
     100 DPI."""
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg")
@@ -945,10 +943,7 @@ def _japanese_table(cells: list[list[int]], size: tuple[float, float]) -> bytes:
                          colLabels=["降水量", "エネルギー", "2021", "2022", "2023"], loc="center")
         table.scale(1, 1.6)
         fig.suptitle("売上高の推移（2007年）")
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png")
-        plt.close(fig)
-    return buf.getvalue()
+        return _png(fig)  # drawn inside the style and fonts
 
 
 def test_a_table_drawn_again_at_another_size_passes_the_second_look_with_its_title_moved_apart_not_a_cell_changed(
