@@ -1221,6 +1221,45 @@ def test_a_heatmap_drawn_with_another_colour_map_is_merged_though_its_shades_sha
     assert scores[1] == 0.0 or regions[1] > MAX_REGION
 
 
+def _pale_loglog(seed: int) -> bytes:
+    """Three pale lines on log-log axes with a cream face (matplotlib's Solarize_Light2), 10 x 6 inches at 100 DPI."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(seed)
+    with plt.style.context("Solarize_Light2"):
+        fig = plt.figure(figsize=(10, 6), dpi=100)
+        axes = fig.add_subplot(111)
+        x = np.logspace(0, 3, 40)
+        for slope, scale in rng.uniform(0.5, 2.5, (3, 2)):
+            axes.loglog(x, scale * x ** (-slope + 1.5), linewidth=1, alpha=0.6)
+        axes.grid(True, which="both", linewidth=0.3)
+        fig.suptitle("Emissions by year (2008)")
+        return _png(fig)
+
+
+def test_a_colour_map_that_sends_a_heatmaps_cells_to_another_charts_face_is_no_palette() -> None:
+    """Mapped to the colours a pale log-log chart on a cream face shows in their place, a heatmap's cells all
+    become that cream (the map is many to one), and the pair agreed at both stages (thumbnails 0.95-0.98,
+    region 0: two such charts were merged with heatmaps on seeds 11 and 15 once a content box changed which pairs
+    were candidates). A map that sends the ink to the page's colour is no palette
+    (alignment.palette_changed, Comparison.palette_contrast: such maps keep 0.04-0.06 of the ink's distance from
+    the page, colour-map copies 0.56-1.08), so neither stage maps the colours."""
+    from zuhyo.construct.filter.alignment import colour_map, palette_changed, warped
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
+
+    for seed, cmap in enumerate(("cividis", "viridis", "magma", "RdBu")):
+        images = [_pale_loglog(seed), _heatmap(np.random.default_rng(seed).uniform(0, 1, (8, 10)), cmap)]
+        arrays = _arrays(images)
+        scores, _, regions = verify_scores(arrays, np.array([[0, 1]]), min_score=0.0, images=images.__getitem__)
+        assert scores[0] < DEFAULT_MIN_SCORE or regions[0] > MAX_REGION, cmap
+        same = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float32)
+        window = warped(arrays.thumbs[1], same)
+        assert not palette_changed(window, colour_map(window, arrays.thumbs[0])), cmap
+
+
 PIE_GREYS = ["#252525", "#525252", "#737373", "#969696", "#bdbdbd", "#d9d9d9"]
 
 

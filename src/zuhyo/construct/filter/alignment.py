@@ -92,6 +92,10 @@ class Comparison:
     :func:`palette_changed` to judge the coloured ink by those shades alone (areas: bars, wedges, cells). A
     scatter's few markers in a resized JPEG copy (62 px of a thumbnail in mapped shades) have their colours moved
     by its chroma's blur, not by a palette."""
+    palette_contrast: float = 0.25
+    """Share of its distance from the page the ink must keep under a colour map for :func:`palette_changed` to
+    call the map a palette: one that sends the marks to the page's colour makes another chart's marks vanish
+    rather than draws them again (:func:`_contrast_kept`)."""
     grey_map_solid: int = 20
     """Pixels of solid difference over which a pair with a grey image, verified as it is, whose palette moves has
     its colours mapped (:func:`directed_scores`): a chart drawn again in greys differs in tone (thousands of
@@ -376,12 +380,34 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
     # two moved). Thin lines are mostly such blends, and the few shades mapped are no palette.
     if coloured[mapped].sum() >= max(0.5 * coloured.sum(), cmp.palette_areas * bins.size):
         coloured = coloured * mapped
+    if _contrast_kept(count, background, table) < cmp.palette_contrast:
+        return False
     least = (0, cmp.palette_least * bins.size)  # a few coloured pixels (JPEG's chroma noise) are no palette
     for ink, fewest in zip((count, coloured), least, strict=True):
         ink[background] = 0
         if ink.sum() > max(0, fewest) and ink[moved].sum() >= 0.5 * ink.sum():
             return True
     return False
+
+
+def _contrast_kept(count: np.ndarray, background: np.ndarray, table: np.ndarray) -> float:
+    """How far ``table`` keeps the ink (``count`` per bin off the ``background`` bins) from the page: the ink's
+    mean distance (largest channel difference) from the colour the map gives the background, over its mean
+    distance from the background's own colour. Another palette or colour map draws the marks in other colours,
+    some paler, some darker (0.56-1.08 on the hard corpus's colour-map copies, a heatmap in Greys among them); a
+    map that sends them all to the page is another chart's blank face (a heatmap's cells mapped to a pale log-log
+    chart's cream: 0.04-0.06)."""
+    import numpy as np
+
+    mapped = ~np.isnan(table[:, 0])
+    page, ink = background & mapped, mapped & ~background
+    if not count[page].any() or not count[ink].any():
+        return 1.0
+    weights = count[page, None] / count[page].sum()
+    face, own_face = (table[page] * weights).sum(axis=0), (_bin_centres()[page] * weights).sum(axis=0)
+    drawn = (count[ink] * np.abs(table[ink] - face).max(axis=1)).sum()
+    own = (count[ink] * np.abs(_bin_centres()[ink] - own_face).max(axis=1)).sum()
+    return float(drawn / own) if own > 0 else 1.0
 
 
 @functools.cache
