@@ -568,17 +568,23 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
     return scores, solids, affines, mapped
 
 
-def content_box(thumb: np.ndarray, level: int = 24, outliers: float = 0.01, ends: float = 0.04,
+def content_box(thumb: np.ndarray, floor: int = 8, contrast: int = 32, outliers: float = 0.01, ends: float = 0.04,
                 least: float = 0.3) -> tuple[int, int, int, int]:
     """(top, bottom, left, right), end exclusive: ``thumb`` (h x w x channels uint8) without its uniform borders.
 
-    A row (column) is uniform when at most ``outliers`` of its pixels (its ``ends`` at either end left out) lie
-    more than ``level`` from their mean colour; leading and trailing uniform rows, then columns, are cut, and again
-    until nothing changes (padding of one colour around a figure's own white margin: once the padding's columns
-    are gone, the margin's rows are uniform). So a copy padded, framed or given a tinted margin is trimmed to the
-    same content as its original, which is trimmed too. Nothing is cut when less than ``least`` of a side would
-    remain (a blank image). A thin frame line is left out by ``ends``; a thick frame of one colour around a
-    padding of another is not trimmed (each layer's lines cross the other's)."""
+    A row (column) is uniform when its ink - each pixel's largest channel difference from the line's mean colour,
+    less ``floor`` (recompression's noise), summed over the line (its ``ends`` at either end left out) and
+    counted in units of ``contrast`` - is at most ``outliers`` of the line's length. Leading and trailing uniform
+    rows, then columns, are cut, and again until nothing changes (padding of one colour around a figure's own
+    white margin: once the padding's columns are gone, the margin's rows are uniform). So a copy padded, framed or
+    given a tinted margin is trimmed to the same content as its original, which is trimmed too. Nothing is cut
+    when less than ``least`` of a side would remain (a blank image). A thin frame line is left out by ``ends``; a
+    thick frame of one colour around a padding of another is not trimmed (each layer's lines cross the other's).
+
+    Ink summed, not pixels counted: shrinking spreads a thin line over one thumbnail pixel or two depending on
+    where it falls, and keeps its sum. A line's faint end one pixel wide in a PNG chart was within the outliers a
+    count allowed and two pixels wide in its resized JPEG copy was not, so the two were cut to other boxes (83 of
+    the scale corpus's 100 copies; bench/README.md, "fourteenth session")."""
     import numpy as np
 
     h, w = thumb.shape[:2]
@@ -597,10 +603,11 @@ def content_box(thumb: np.ndarray, level: int = 24, outliers: float = 0.01, ends
         for plane in planes:
             region = plane[t:b, lft:r]
             inner = region[:, cut:length - cut] if axis == 1 else region[cut:length - cut]
-            off = np.abs(inner - inner.mean(axis=axis, keepdims=True)) > level
-            far = off if far is None else far | off
+            off = np.abs(inner - inner.mean(axis=axis, keepdims=True))
+            far = off if far is None else np.maximum(far, off)
         assert far is not None
-        return np.asarray(far.mean(axis=axis) <= outliers)
+        ink = np.maximum(far - floor, 0).sum(axis=axis) / contrast
+        return np.asarray(ink <= outliers * (length - 2 * cut))
 
     def span(flags: np.ndarray) -> tuple[int, int]:
         inner = np.flatnonzero(~flags)
