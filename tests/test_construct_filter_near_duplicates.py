@@ -1291,20 +1291,24 @@ def test_a_colour_map_that_sends_a_heatmaps_cells_to_another_charts_face_is_no_p
     """Mapped to the colours a pale log-log chart on a cream face shows in their place, a heatmap's cells all
     become that cream (the map is many to one), and the pair agreed at both stages (thumbnails 0.95-0.98,
     region 0: two such charts were merged with heatmaps on seeds 11 and 15 once a content box changed which pairs
-    were candidates). A map that sends the ink to the page's colour is no palette
-    (alignment.palette_changed, Comparison.palette_contrast: such maps keep 0.04-0.06 of the ink's distance from
-    the page, colour-map copies 0.56-1.08), so neither stage maps the colours."""
+    were candidates; `zuhyo filter` dropped a heatmap and bars on white so for such a chart). A map that sends
+    the ink to the page's colour is no palette (alignment.palette_changed, Comparison.palette_contrast: such maps
+    keep 0.04-0.06 of the ink's distance from the page, colour-map copies 0.56-1.08), so neither stage maps the
+    colours."""
     from zuhyo.construct.filter.alignment import colour_map, palette_changed, warped
     from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
 
-    for seed, cmap in enumerate(("cividis", "viridis", "magma", "RdBu")):
-        images = [_pale_loglog(seed), _heatmap(np.random.default_rng(seed).uniform(0, 1, (8, 10)), cmap)]
+    cases = [(_pale_loglog(seed), _heatmap(np.random.default_rng(seed).uniform(0, 1, (8, 10)), cmap))
+             for seed, cmap in enumerate(("cividis", "viridis", "magma", "RdBu"))]
+    cases.append((_pale_loglog(0), _pillow_bars(3)))  # bars on white: dropped so for the log-log chart by a CLI run
+    for k, pair in enumerate(cases):
+        images = list(pair)
         arrays = _arrays(images)
         scores, _, regions = verify_scores(arrays, np.array([[0, 1]]), min_score=0.0, images=images.__getitem__)
-        assert scores[0] < DEFAULT_MIN_SCORE or regions[0] > MAX_REGION, cmap
+        assert scores[0] < DEFAULT_MIN_SCORE or regions[0] > MAX_REGION, k
         same = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float32)
         window = warped(arrays.thumbs[1], same)
-        assert not palette_changed(window, colour_map(window, arrays.thumbs[0])), cmap
+        assert not palette_changed(window, colour_map(window, arrays.thumbs[0])), k
 
 
 PIE_GREYS = ["#252525", "#525252", "#737373", "#969696", "#bdbdbd", "#d9d9d9"]
