@@ -220,14 +220,12 @@ def test_a_content_box_is_the_same_for_a_chart_drawn_without_antialiasing_and_it
     as ink, the two ends weigh the same (alignment.content_box)."""
     import io
 
-    import cv2
     from PIL import Image
 
-    from zuhyo.construct.filter.alignment import THUMB, content_box
+    from zuhyo.construct.filter.alignment import content_box
 
     def box(data: bytes) -> np.ndarray:
-        rgb = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
-        return np.array(content_box(cv2.resize(rgb, (THUMB, THUMB), interpolation=cv2.INTER_AREA)))
+        return np.array(content_box(_small(data)))
 
     for seed in range(8):
         original = _pillow_bars(seed)

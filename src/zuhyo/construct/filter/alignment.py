@@ -369,6 +369,8 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
     up = _coarse_of(COLOUR_BINS, COARSE_BINS)
     background = up == int(np.argmax(np.bincount(up, weights=count, minlength=COARSE_BINS ** 3)))
     mapped = ~np.isnan(table[:, 0])
+    if _contrast_kept(count, background, mapped, table) < cmp.palette_contrast:
+        return False
     moved = np.abs(np.nan_to_num(table, nan=-1e9) - _bin_centres()).max(axis=1) > cmp.residual_level
     moved &= mapped
     r, g, b = cv2.split(np.ascontiguousarray(window))[:3]  # OpenCV: numpy's reductions over 3 channels are slow
@@ -380,8 +382,6 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
     # two moved). Thin lines are mostly such blends, and the few shades mapped are no palette.
     if coloured[mapped].sum() >= max(0.5 * coloured.sum(), cmp.palette_areas * bins.size):
         coloured = coloured * mapped
-    if _contrast_kept(count, background, table) < cmp.palette_contrast:
-        return False
     least = (0, cmp.palette_least * bins.size)  # a few coloured pixels (JPEG's chroma noise) are no palette
     for ink, fewest in zip((count, coloured), least, strict=True):
         ink[background] = 0
@@ -390,16 +390,15 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
     return False
 
 
-def _contrast_kept(count: np.ndarray, background: np.ndarray, table: np.ndarray) -> float:
-    """How far ``table`` keeps the ink (``count`` per bin off the ``background`` bins) from the page: the ink's
-    mean distance (largest channel difference) from the colour the map gives the background, over its mean
-    distance from the background's own colour. Another palette or colour map draws the marks in other colours,
-    some paler, some darker (0.56-1.08 on the hard corpus's colour-map copies, a heatmap in Greys among them); a
-    map that sends them all to the page is another chart's blank face (a heatmap's cells mapped to a pale log-log
-    chart's cream: 0.04-0.06)."""
+def _contrast_kept(count: np.ndarray, background: np.ndarray, mapped: np.ndarray, table: np.ndarray) -> float:
+    """How far ``table`` keeps the ink (``count`` per bin off the ``background`` bins, where ``mapped``: the bins
+    it has a colour for) from the page: the ink's mean distance (largest channel difference) from the colour the
+    map gives the background, over its mean distance from the background's own colour. Another palette or colour
+    map draws the marks in other colours, some paler, some darker (0.56-1.08 on the hard corpus's colour-map
+    copies, a heatmap in Greys among them); a map that sends them all to the page is another chart's blank face
+    (a heatmap's cells mapped to a pale log-log chart's cream: 0.04-0.06)."""
     import numpy as np
 
-    mapped = ~np.isnan(table[:, 0])
     page, ink = background & mapped, mapped & ~background
     if not count[page].any() or not count[ink].any():
         return 1.0
