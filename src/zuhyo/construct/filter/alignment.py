@@ -315,19 +315,20 @@ def _colour_bins(rgb: np.ndarray) -> np.ndarray:
     return np.asarray((r.astype(np.uint16) << 2 * (8 - shift)) | (g.astype(np.uint16) << (8 - shift)) | b)
 
 
-def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(), areas: bool = True
-               ) -> np.ndarray:
+def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(), areas: bool = True,
+               bins: np.ndarray | None = None) -> np.ndarray:
     """(COLOUR_BINS**3, 3) float32: per colour bin of ``window`` (``a`` aligned onto ``tb``'s grid, both
     h x w x 3 or 4 uint8), the mean colour of ``tb`` where ``window`` shows that bin inside an area of it (its
     3x3 neighbourhood in the bin too; with ``areas`` false, anywhere) - the palette or colour map ``tb`` was drawn
     with in place of ``a``'s. A bin with fewer than :attr:`Comparison.recolour_support` such pixels takes the
     mean over its bin at :data:`COARSE_BINS` levels a channel (small markers, thin lines: few pixels each of a few
     shades); NaN where that has too few too (left as it is). Two shades of a continuous colour map that share a
-    coarse bin (a heatmap's neighbouring cells) may be drawn in two far colours by another map."""
+    coarse bin (a heatmap's neighbouring cells) may be drawn in two far colours by another map. ``bins``:
+    ``window``'s :func:`_colour_bins` where already found."""
     import cv2
     import numpy as np
 
-    bins = _colour_bins(window)
+    bins = _colour_bins(window) if bins is None else bins
     planes = cv2.split(np.ascontiguousarray(tb))[:3]
     if areas:
         kernel = np.ones((3, 3), np.uint8)
@@ -351,18 +352,19 @@ def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(
     return out
 
 
-def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Comparison()) -> bool:
+def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Comparison(),
+                    bins: np.ndarray | None = None) -> bool:
     """Whether ``table`` (:func:`colour_map` of ``window``) moves the colours of most of ``window``'s ink (its
     pixels off the most common bin), or of most of its coloured ink (chroma over
     :attr:`Comparison.palette_chroma`), by more than :attr:`Comparison.residual_level`: a copy drawn with another
     palette or colour map. A chart with one cell, region or wedge of other data moves one colour, not most of
     the ink, so it is not compared as recoloured. The coloured ink is a chart's palette without its black text,
     grey axes and tinted backgrounds: a scatter's markers or a single red series drawn again in blue are most of
-    that, if not of all the ink."""
+    that, if not of all the ink. ``bins``: ``window``'s :func:`_colour_bins` where already found."""
     import cv2
     import numpy as np
 
-    bins = _colour_bins(window)
+    bins = _colour_bins(window) if bins is None else bins
     count = np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)
     # The background: the commonest colour at 8 levels a channel (a light axes' face and the white page round it
     # are one; at the map's finer levels the bars of a bar chart can outnumber either).
@@ -371,8 +373,8 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
     mapped = ~np.isnan(table[:, 0])
     if _contrast_kept(count, background, mapped, table) < cmp.palette_contrast:
         return False
-    moved = np.abs(np.nan_to_num(table, nan=-1e9) - _bin_centres()).max(axis=1) > cmp.residual_level
-    moved &= mapped
+    moved = np.zeros(len(table), dtype=bool)  # of the bins mapped only: a few dozen of the COLOUR_BINS**3
+    moved[mapped] = np.abs(table[mapped] - _bin_centres()[mapped]).max(axis=1) > cmp.residual_level
     r, g, b = cv2.split(np.ascontiguousarray(window))[:3]  # OpenCV: numpy's reductions over 3 channels are slow
     chroma = cv2.subtract(cv2.max(cv2.max(r, g), b), cv2.min(cv2.min(r, g), b))
     coloured = np.bincount(bins[chroma > cmp.palette_chroma], minlength=COLOUR_BINS ** 3)
@@ -438,28 +440,32 @@ def palette_moves(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, cmp: Compa
     scatter's markers - have no area to fit a map on there, but their colours' means still move. Only a hint
     for the second look, which fits the map on areas at its resolution."""
     window = warped(ta, affine)
-    return palette_changed(window, colour_map(window, tb, cmp, areas=False), cmp)
+    bins = _colour_bins(window)
+    return palette_changed(window, colour_map(window, tb, cmp, areas=False, bins=bins), cmp, bins=bins)
 
 
-def recoloured(px: np.ndarray, table: np.ndarray) -> np.ndarray:
+def recoloured(px: np.ndarray, table: np.ndarray, bins: np.ndarray | None = None) -> np.ndarray:
     """``px`` (h x w x 3 or 4 uint8) with each pixel's colour replaced by ``table``'s for its bin
-    (:func:`colour_map`), where the table has one."""
+    (:func:`colour_map`), where the table has one; ``bins``: ``px``'s :func:`_colour_bins` where already found."""
+    import cv2
     import numpy as np
 
-    bins = _colour_bins(px)
-    known = (~np.isnan(table[:, 0]))[bins]
+    bins = _colour_bins(px) if bins is None else bins
+    known = (~np.isnan(table[:, 0]))[bins].view(np.uint8)
     lookup = np.clip(np.rint(np.nan_to_num(table)), 0, 255).astype(np.uint8)
-    out = np.array(px, copy=True)
-    out[known, :3] = lookup[bins[known]]
-    return out
+    # plane by plane through OpenCV: numpy's gathers and masks over a last axis of 3 are several times slower
+    planes = list(cv2.split(np.ascontiguousarray(px)))
+    for c in range(3):
+        planes[c] = cv2.copyTo(np.take(np.ascontiguousarray(lookup[:, c]), bins), known, planes[c])
+    return np.asarray(cv2.merge(planes))
 
 
-def recolourable(px: np.ndarray, table: np.ndarray) -> np.ndarray:
+def recolourable(px: np.ndarray, table: np.ndarray, bins: np.ndarray | None = None) -> np.ndarray:
     """(h, w) uint8, 1 where ``table`` (:func:`colour_map`) has a colour for the bin of ``px``'s pixel (h x w x 3
     or 4 uint8): what :func:`recoloured` maps; 0 where it leaves the pixel as it is."""
     import numpy as np
 
-    return np.asarray(~np.isnan(table[_colour_bins(px), 0])).view(np.uint8)
+    return np.asarray(~np.isnan(table[_colour_bins(px) if bins is None else bins, 0])).view(np.uint8)
 
 
 def compare(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, ink_b: int, cmp: Comparison = Comparison(),
@@ -485,10 +491,11 @@ def compare(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, ink_b: int, cmp:
         b4 = cv2.cvtColor(np.ascontiguousarray(tb), cv2.COLOR_RGB2RGBA)
     window = warped(a4, affine)
     if recolour:
-        table = colour_map(window, b4, cmp)
-        if not palette_changed(window, table, cmp):
+        bins = _colour_bins(window)  # once for the map, the test and the recolouring
+        table = colour_map(window, b4, cmp, bins=bins)
+        if not palette_changed(window, table, cmp, bins=bins):
             return 0.0, int(window.shape[0] * window.shape[1])
-        window = recoloured(window, table)
+        window = recoloured(window, table, bins)
     lowest, highest = cv2.erode(window, kernel), cv2.dilate(window, kernel)
     outside = cv2.max(cv2.subtract(lowest, b4), cv2.subtract(b4, highest))[top:]  # saturating: 0 inside the range
     body = cv2.max(cv2.max(outside[:, :, 0], outside[:, :, 1]), outside[:, :, 2])

@@ -288,6 +288,11 @@ class _Grids:
     """(height x width uint8, 1 or 0) where ``a``'s pixels are known, or ``None`` for everywhere: with its
     colours mapped (:func:`_recoloured_like`), the pixels of colours the map could not fit."""
 
+    @functools.cached_property
+    def contrast_b(self) -> np.ndarray:
+        """``bb``'s :func:`_local_contrast`, once for every alignment tried."""
+        return _local_contrast(self.bb)
+
 
 def _grid_size(pa: np.ndarray, pb: np.ndarray) -> tuple[int, int]:
     """(width, height) of the grid both are compared on: ``pb``'s shape, its long side the smaller of the two."""
@@ -414,7 +419,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         return _warp(a, affine, (width, height), pieces)
 
     colour = None if g.ca is None or g.cb is None else (warped(g.ca), g.cb)
-    over, _ = _over(warped(g.ba), g.bb, colour, check, faint=g.known is None)
+    over, _ = _over(warped(g.ba), g.bb, colour, check, faint=g.known is None, contrast_b=g.contrast_b)
     differs = _compared(over.view(np.uint8), inside, check)
     spread = cv2.countNonZero(differs)  # all the pair's differences, before the seams are taken out
     differs = cv2.morphologyEx(differs, cv2.MORPH_OPEN, np.ones((check.seam, check.seam), np.uint8))
@@ -456,11 +461,23 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     return 0
 
 
+def _local_contrast(px: np.ndarray) -> np.ndarray:
+    """Range (max - min) of ``px`` (a blurred luma) over 7 x 7 px around each pixel: where it is faint
+    (:func:`_over`)."""
+    import cv2
+    import numpy as np
+
+    square = np.ones((7, 7), np.uint8)
+    return np.asarray(cv2.subtract(cv2.dilate(px, square), cv2.erode(px, square)))
+
+
 def _over(wa: np.ndarray, bb: np.ndarray, colour: tuple[np.ndarray, np.ndarray] | None, check: RegionCheck,
-          faint: bool) -> tuple[np.ndarray, np.ndarray]:
+          faint: bool, contrast_b: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Where ``bb`` differs from ``wa`` (luma, ``a`` warped onto ``b``'s grid; with ``colour``, the two images'
     colours too): above :attr:`RegionCheck.level`, or with ``faint`` above :attr:`RegionCheck.faint_level` where
-    both are faint around the pixel (see :attr:`RegionCheck.faint_level`); and where above the level alone."""
+    both are faint around the pixel (see :attr:`RegionCheck.faint_level`); and where above the level alone.
+    ``contrast_b``: ``bb``'s :func:`_local_contrast` where already found (it does not change with the
+    alignment)."""
     import cv2
     import numpy as np
 
@@ -475,9 +492,7 @@ def _over(wa: np.ndarray, bb: np.ndarray, colour: tuple[np.ndarray, np.ndarray] 
     if faint and check.faint_level < check.level:
         # Where neither image has a sharp edge nearby, a smaller difference is a change, not resampling. Not with
         # colours mapped (``faint`` false): a map fitted on bins leaves shades of its own.
-        square = np.ones((7, 7), np.uint8)
-        contrast = cv2.max(cv2.subtract(cv2.dilate(wa, square), cv2.erode(wa, square)),
-                           cv2.subtract(cv2.dilate(bb, square), cv2.erode(bb, square)))
+        contrast = cv2.max(_local_contrast(wa), _local_contrast(bb) if contrast_b is None else contrast_b)
         # ... and some faint structure there (a line, a glyph): two flat areas of other shades are a palette
         # drawn a shade lighter, not other data
         structure = (contrast <= check.faint_contrast) & (contrast >= check.faint_structure)
@@ -725,16 +740,18 @@ def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: t
     is (everywhere known: ``None``) when the map does not move most of its ink."""
     import cv2
 
-    from zuhyo.construct.filter.alignment import colour_map, palette_changed, recolourable, recoloured
+    from zuhyo.construct.filter.alignment import _colour_bins, colour_map, palette_changed, recolourable, recoloured
 
     ra = cv2.resize(pa, size, interpolation=cv2.INTER_AREA)
     rb = cv2.resize(pb, size, interpolation=cv2.INTER_AREA)
     window = cv2.warpAffine(ra, affine, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                             borderMode=cv2.BORDER_REPLICATE)
-    table = colour_map(window, rb)
-    if not palette_changed(window, table):
+    bins = _colour_bins(window)
+    table = colour_map(window, rb, bins=bins)
+    if not palette_changed(window, table, bins=bins):
         return pa, None
-    return recoloured(pa, table), recolourable(pa, table)
+    own = _colour_bins(pa)
+    return recoloured(pa, table, own), recolourable(pa, table, own)
 
 
 def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thumb: int,
@@ -858,7 +875,10 @@ def _off_background(px: np.ndarray) -> np.ndarray:
     far: np.ndarray = np.full(px.shape[:2], 255, dtype=np.uint8)
     for b in sorted(backgrounds):
         colour = np.round(cv2.mean(px, mask=(bins == b).view(np.uint8))[:3]).astype(np.uint8)
-        r, g, bl = cv2.split(cv2.absdiff(px, np.full_like(px, colour)))
+        # a Scalar (a tuple, in every OpenCV version), not an image of that colour made to subtract; the stubs
+        # know arrays only
+        scalar = (*colour.tolist(), 0)
+        r, g, bl = cv2.split(cv2.absdiff(px, scalar))  # type: ignore[call-overload]
         far = np.asarray(cv2.min(far, cv2.max(cv2.max(r, g), bl)))
     return far
 
