@@ -20,14 +20,22 @@ pytest.importorskip("matplotlib", reason="the test corpus is rendered with matpl
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def chart_corpus() -> ModuleType:
-    """bench/chart_corpus.py (the benchmark's generator), loaded from its file."""
-    spec = importlib.util.spec_from_file_location("chart_corpus", ROOT / "bench" / "chart_corpus.py")
+def bench_module(name: str) -> ModuleType:
+    """bench/NAME.py, loaded from its file once and registered by its name (the generators import one another
+    by module name)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["chart_corpus"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def chart_corpus() -> ModuleType:
+    """bench/chart_corpus.py (the benchmark's generator), loaded from its file."""
+    return bench_module("chart_corpus")
 
 
 # Charts 0, 60 and 120 are all bar charts in the default style (kind = i % 10, style = i // 10 % 6) that differ
