@@ -1165,6 +1165,24 @@ def test_a_map_drawn_again_at_another_size_is_merged_its_colour_bars_end_moved_n
     assert region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images, check=three)[0] > MAX_REGION
 
 
+def test_an_infographic_with_white_text_changed_on_a_pale_tile_is_not_merged() -> None:
+    """The hard corpus's seed 19, items 791 (an infographic) and 798 (its hard negative: one tile's "65%" in white
+    on a pale blue tile now "51%", its progress bar 16 levels off the empty part). The text differs by 19 levels
+    of luma: under the faint level of 20 (region 34), over that of two images of one size, 16."""
+    from dataclasses import replace
+
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, region_scores, verify_scores
+    from zuhyo.construct.filter.regions import RegionCheck
+
+    images = _hard_corpus_items(19, (791, 798))
+    arrays = _arrays(images)
+    pair = np.array([[0, 1]])
+    scores, _, regions = verify_scores(arrays, pair, images=images.__getitem__)
+    assert scores[0] == 0.0 and regions[0] > MAX_REGION
+    as_before = replace(RegionCheck(), faint_one_size=20)
+    assert 0 <= region_scores(arrays.thumbs, arrays.prepared, pair, images, check=as_before)[0] <= MAX_REGION
+
+
 def test_a_pale_line_of_other_data_is_never_explained_as_text_moved() -> None:
     """Between images of other sizes a region over the limit is looked at as text moved (regions._moved_text) and
     as pieces shifted: a pale line of other data (20-35 levels off the page) differs by the faint rule only, and

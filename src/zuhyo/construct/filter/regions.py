@@ -125,6 +125,14 @@ class RegionCheck:
     white text on a light box changed - other data that never reaches :attr:`level`, where no sharp edge can be
     resampled or recompressed into a difference that large. On the hard corpus's seeds 0, 2, 6 and 7 it kept 3
     hard negatives of 7 from being merged and lost no copy (bench/README.md, "ninth session")."""
+    faint_one_size: int = 16
+    """:attr:`faint_level` (where that is on: under :attr:`level`) between two lossless images whose content boxes
+    are of one size (within :attr:`glyph_change`, as a template drawn again with other data is): nothing was
+    resampled between them, so a fainter difference is a change. White "65 %" changed to "51 %" on a pale blue tile of an infographic differs
+    by 19 levels of luma (31 of red, blurred to 20-22) and was merged at 20; its copies at another size or as a
+    JPEG keep :attr:`faint_level` (at 16 for every pair two copies drawn at another size were lost on the hard
+    corpus's studied seeds; for pairs of one size no decision changed there; bench/README.md, "fifteenth
+    session")."""
     faint_contrast: int = 40
     """Luma range (max - min over 7 x 7 px, blurred) at or below which both images are faint at a pixel."""
     faint_structure: int = 8
@@ -781,7 +789,8 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     scales ``b`` by (each image's own pixels to the grid, and the grid to ``a``'s).
 
     Without ``faint`` (a pair with a lossy image, :attr:`Content.lossy`: JPEG moves faint shades by 20 levels and
-    more) a pixel differs above :attr:`RegionCheck.level` only.
+    more) a pixel differs above :attr:`RegionCheck.level` only; between two lossless images of one size (``native``
+    within :attr:`RegionCheck.glyph_change`), a faint one above :attr:`RegionCheck.faint_one_size`.
 
     A pair (not ``grey``) whose region is over the limit (``limit``, or :attr:`RegionCheck.local_above` without
     one) and whose images are both drawn in strokes (:attr:`RegionCheck.ink_share`) is looked at again as their
@@ -792,6 +801,8 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     are returned."""
     if not faint:
         check = replace(check, faint_level=check.level)
+    elif check.faint_level < check.level and native is not None and _size_change(native) < check.glyph_change:
+        check = replace(check, faint_level=min(check.faint_level, check.faint_one_size))  # the faint rule is on
     width, height = _grid_size(pa, pb)
     affine = _grid_affine(thumb_affine, width, height, thumb)
     known = None
