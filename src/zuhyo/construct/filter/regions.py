@@ -128,11 +128,11 @@ class RegionCheck:
     faint_one_size: int = 16
     """:attr:`faint_level` (where that is on: under :attr:`level`) between two lossless images whose content boxes
     are of one size (within :attr:`glyph_change`, as a template drawn again with other data is): nothing was
-    resampled between them, so a fainter difference is a change. White "65 %" changed to "51 %" on a pale blue tile of an infographic differs
-    by 19 levels of luma (31 of red, blurred to 20-22) and was merged at 20; its copies at another size or as a
-    JPEG keep :attr:`faint_level` (at 16 for every pair two copies drawn at another size were lost on the hard
-    corpus's studied seeds; for pairs of one size no decision changed there; bench/README.md, "fifteenth
-    session")."""
+    resampled between them, so a fainter difference is a change. White "65 %" changed to "51 %" on a pale blue
+    tile of an infographic differs by 19 levels of luma (31 of red, blurred to 20-22) and was merged at 20; its
+    copies at another size or as a JPEG keep :attr:`faint_level` (at 16 for every pair two copies drawn at another
+    size were lost on the hard corpus's studied seeds; for pairs of one size no decision changed there;
+    bench/README.md, "fifteenth session")."""
     faint_contrast: int = 40
     """Luma range (max - min over 7 x 7 px, blurred) at or below which both images are faint at a pixel."""
     faint_structure: int = 8
