@@ -799,9 +799,12 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     ink over :attr:`RegionCheck.stray_limit` (:func:`_stray_ink`; at the refined alignment, the thumbnail's
     alone being a pixel or two off at this resolution): then the stray ink's pixels (at least ``limit`` + 1)
     are returned."""
+    # Of one size (a template drawn with other data), or drawn again at another size; unknown without ``native``.
+    one_size = native is not None and _size_change(native) < check.glyph_change
+    resized = native is not None and not one_size
     if not faint:
         check = replace(check, faint_level=check.level)
-    elif check.faint_level < check.level and native is not None and _size_change(native) < check.glyph_change:
+    elif check.faint_level < check.level and one_size:
         check = replace(check, faint_level=min(check.faint_level, check.faint_one_size))  # the faint rule is on
     width, height = _grid_size(pa, pb)
     affine = _grid_affine(thumb_affine, width, height, thumb)
@@ -813,8 +816,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     bound = check.local_above if limit is None else limit
     # Lossless, of one size: a line of other data, a pixel or two wide, is taken out with the seams below; its ink
     # is where the other has none.
-    strays = (check.stray_limit > 0 and faint and native is not None
-              and _size_change(native) < check.glyph_change)
+    strays = check.stray_limit > 0 and faint and one_size
     inks = functools.cache(lambda: _strokes(as_drawn, pb, check, grey))  # once for either alignment looked at
     if limit is not None:
         first = _region(g, affine, check)
@@ -826,8 +828,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     text = _text_scale(refined, native, check)
     # Drawn again at another resolution: glyphs and legend entries snapped to other pixels. Not with a JPEG: its
     # blocks move a glyph's edges too, and a resized JPEG copy of one chart came within a shift of a look-alike.
-    shift = (check.shift_reach if faint and native is not None and _size_change(native) >= check.glyph_change
-             else 0)
+    shift = check.shift_reach if faint and resized else 0
     found = _region(g, refined, check, text=text, limit=bound, shift=shift)
     pieces: list[Piece] = []
     if found > bound and check.layout_gap > 0 and native is not None and _size_change(native) >= check.piece_size:
