@@ -1165,6 +1165,51 @@ def test_a_map_drawn_again_at_another_size_is_merged_its_colour_bars_end_moved_n
     assert region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images, check=three)[0] > MAX_REGION
 
 
+def test_a_map_drawn_again_at_another_aspect_is_merged_its_colour_bar_moved_apart_not_its_hard_negatives() -> None:
+    """The hard corpus's seed 19, items 203 (a choropleth map on a cream page), 215 (drawn again at another figure
+    size: the colour bar moves against the map) and 217, 219 (one region of other data). The colour bar's pale
+    yellow end has about the page's luma: found on luma, its layout block started below it, and aligned so the
+    bar's end stayed over the page; and where the pair's alignment put the original's bar, outside the copy's
+    block, the bar's moved end was compared with the page (region 414 before)."""
+    from zuhyo.construct.filter.near_duplicates import region_scores, verify_scores
+
+    images = _hard_corpus_items(19, (203, 215, 217, 219))
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [1, 2], [1, 3], [0, 2], [0, 3]])
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
+    assert all(scores[1:] == 0.0), regions
+    assert region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images, limit=None)[0] <= MAX_REGION
+
+
+def test_layout_blocks_by_colour_hold_a_colour_bars_end_of_the_pages_luma() -> None:
+    import cv2
+
+    from zuhyo.construct.filter.regions import RegionCheck, _layout_blocks
+
+    page = np.full((200, 300, 3), (253, 246, 227), np.uint8)  # cream (Solarize_Light2's face)
+    page[40:160, 20:200] = (90, 40, 120)  # the map
+    page[40:60, 240:255] = (245, 250, 140)  # a colour bar's pale yellow end: luma 243 against the page's 245
+    page[60:160, 240:255] = (200, 80, 60)
+    grey = np.asarray(cv2.cvtColor(page, cv2.COLOR_RGB2GRAY))
+    assert abs(int(grey[50, 247]) - int(grey[5, 5])) <= 24
+    check = RegionCheck()
+    assert (240, 60, 15, 100) in _layout_blocks(grey, check)  # on luma, the end is page
+    assert (240, 40, 15, 120) in _layout_blocks(grey, check, page)
+
+
+def test_where_a_moved_block_was_is_not_compared_outside_the_blocks() -> None:
+    from zuhyo.construct.filter.regions import _vacated
+
+    # b's block at (50, 40) 20 x 30 shows what a has 10 px higher (its own alignment: a shift of -10 down):
+    # under the pair's alignment (the identity) a's block covers rows 30-59, of which rows 30-39 lie outside
+    # b's block
+    own = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, -10.0]], np.float32)
+    vacated = _vacated([((50, 40, 20, 30), own)], np.eye(2, 3, dtype=np.float32), 100, 100)
+    rows, cols = np.nonzero(vacated)
+    assert (rows.min(), rows.max(), cols.min(), cols.max()) == (30, 39, 50, 69)
+
+
 def test_an_infographic_with_white_text_changed_on_a_pale_tile_is_not_merged() -> None:
     """The hard corpus's seed 19, items 791 (an infographic) and 798 (its hard negative: one tile's "65%" in white
     on a pale blue tile now "51%", its progress bar 16 levels off the empty part). The text differs by 19 levels

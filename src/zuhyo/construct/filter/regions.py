@@ -39,7 +39,10 @@ moves its panels, colour bar and title apart by other amounts than its axes scal
 ECC, started from the other image's block that it overlaps (box on box: a table's rows, started from the pair's
 alignment, may stay a row off); a heading over them too small for ECC (a title) by its best shift, where that
 shift correlates well and moves it apart from them (:attr:`RegionCheck.small_pieces`): a table drawn again at
-another size keeps its rows' height in pixels while its title stays at the top.
+another size keeps its rows' height in pixels while its title stays at the top. Blocks are found by colour where
+the pair is (a colour bar's pale end on a cream page has the page's luma), and where the pair's alignment puts what
+``a`` shows in a moved block, outside ``b``'s blocks, nothing is compared (:func:`_vacated`: the block is compared
+where it moved to).
 
 :func:`largest_region` above ``MAX_REGION`` (:mod:`zuhyo.construct.filter.near_duplicates`) means other data.
 
@@ -298,6 +301,11 @@ class _Grids:
     known: np.ndarray | None = None
     """(height x width uint8, 1 or 0) where ``a``'s pixels are known, or ``None`` for everywhere: with its
     colours mapped (:func:`_recoloured_like`), the pixels of colours the map could not fit."""
+    ra: np.ndarray | None = None
+    """``a``'s colour on the grid, not blurred (uint8), or ``None`` when compared on luma: where its layout's
+    blocks are (:func:`_layout_blocks`)."""
+    rb: np.ndarray | None = None
+    """``b``'s colour on the grid, not blurred."""
 
     @functools.cached_property
     def contrast_b(self) -> np.ndarray:
@@ -327,15 +335,17 @@ def _grids(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool,
 
     ga = cv2.resize(luma(pa), size, interpolation=cv2.INTER_AREA)
     gb = cv2.resize(luma(pb), size, interpolation=cv2.INTER_AREA)
-    ca = cb = None
+    ca = cb = ra = rb = None
     if not grey:
-        ca = cv2.GaussianBlur(_fine(cv2.resize(pa, size, interpolation=cv2.INTER_AREA)), (0, 0), 2 * check.blur)
-        cb = cv2.GaussianBlur(_fine(cv2.resize(pb, size, interpolation=cv2.INTER_AREA)), (0, 0), 2 * check.blur)
+        ra = np.asarray(cv2.resize(pa, size, interpolation=cv2.INTER_AREA))
+        rb = np.asarray(cv2.resize(pb, size, interpolation=cv2.INTER_AREA))
+        ca = cv2.GaussianBlur(_fine(ra), (0, 0), 2 * check.blur)
+        cb = cv2.GaussianBlur(_fine(rb), (0, 0), 2 * check.blur)
     on_grid = None
     if known is not None:
         on_grid = (cv2.resize(known.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999).view(np.uint8)
     return _Grids(ga, gb, cv2.GaussianBlur(_fine(ga), (0, 0), check.blur),
-                  cv2.GaussianBlur(_fine(gb), (0, 0), check.blur), ca, cb, on_grid)
+                  cv2.GaussianBlur(_fine(gb), (0, 0), check.blur), ca, cb, on_grid, ra, rb)
 
 
 def _fine(px: np.ndarray) -> np.ndarray:
@@ -425,6 +435,8 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         return height * width  # the alignment ran off ``a``: nothing it shows can vouch for the pair
     known = np.ones((height, width), np.uint8) if g.known is None else g.known
     inside = _warp(known, affine, (width, height), pieces, nearest=True, border=0)
+    if pieces:
+        inside = cv2.bitwise_and(inside, cv2.bitwise_not(_vacated(pieces, affine, width, height)))
 
     def warped(a: np.ndarray) -> np.ndarray:
         return _warp(a, affine, (width, height), pieces)
@@ -470,6 +482,26 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
                    for part in parts):
             return int(counted[k])
     return 0
+
+
+def _vacated(pieces: Sequence[Piece], affine: np.ndarray, width: int, height: int) -> np.ndarray:
+    """(height x width uint8, 255 or 0) where, outside ``pieces``' boxes, ``affine`` shows what ``a`` has within a
+    piece's own counterpart (its box under its own alignment): a block that moved apart, whose content the pair's
+    alignment puts where ``b``'s block is not - a colour bar's end over the page."""
+    import cv2
+    import numpy as np
+
+    moved = np.zeros((height, width), np.uint8)
+    for (x, y, w, h), own in pieces:
+        right, bottom = x + w - 1, y + h - 1  # the last pixels' centres: the polygon is filled with its edges
+        corners = np.asarray(own, dtype=np.float64) @ np.array([[x, right, right, x], [y, y, bottom, bottom],
+                                                                [1.0, 1.0, 1.0, 1.0]])
+        cv2.fillConvexPoly(moved, np.rint(corners.T).astype(np.int32), 255)
+    out = np.asarray(cv2.warpAffine(moved, affine, (width, height), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                                    borderMode=cv2.BORDER_CONSTANT, borderValue=0))
+    for (x, y, w, h), _ in pieces:
+        out[y:y + h, x:x + w] = 0
+    return out
 
 
 def _local_contrast(px: np.ndarray) -> np.ndarray:
@@ -519,17 +551,27 @@ def _piece_at(pieces: Sequence[Piece], affine: np.ndarray, x: float, y: float) -
     return affine
 
 
-def _layout_blocks(grey: np.ndarray, check: RegionCheck) -> list[tuple[int, int, int, int]]:
+def _layout_blocks(grey: np.ndarray, check: RegionCheck, colour: np.ndarray | None = None
+                   ) -> list[tuple[int, int, int, int]]:
     """Boxes (x, y, w, h) of the blocks of a chart's layout on ``grey`` (a luma grid), cut apart again and again
-    at the widest band across or down with no ink (more than 24 levels from the commonest luma along the edge)
-    at least :attr:`RegionCheck.layout_gap` of the long side wide - a recursive XY cut (Nagy and Seth, 1984):
-    the title, each panel with its labels, a colour bar, a legend beside the axes."""
+    at the widest band across or down with no ink (more than 24 levels from the commonest luma along the edge;
+    with ``colour``, the grid's colour, in some channel from the commonest colour) at least
+    :attr:`RegionCheck.layout_gap` of the long side wide - a recursive XY cut (Nagy and Seth, 1984): the title,
+    each panel with its labels, a colour bar, a legend beside the axes. By colour, a colour bar's pale end on a
+    cream page (of about the page's luma) is part of the bar's block."""
     import numpy as np
 
     height, width = grey.shape
-    rim = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
-    background = int(np.argmax(np.bincount(rim, minlength=256)))  # the page round the panels, not a large face
-    ink = np.abs(grey.astype(np.int16) - background) > 24
+    if colour is None:
+        rim = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
+        background = int(np.argmax(np.bincount(rim, minlength=256)))  # the page round the panels, not a large face
+        ink = np.abs(grey.astype(np.int16) - background) > 24
+    else:
+        rim_rgb = np.concatenate([colour[0], colour[-1], colour[:, 0], colour[:, -1]]).astype(np.int64)
+        packed, counts = np.unique((rim_rgb[:, 0] << 16) | (rim_rgb[:, 1] << 8) | rim_rgb[:, 2], return_counts=True)
+        page = int(packed[np.argmax(counts)])
+        off = np.abs(colour.astype(np.int16) - np.array([page >> 16, (page >> 8) & 255, page & 255], np.int16))
+        ink = np.maximum(np.maximum(off[:, :, 0], off[:, :, 1]), off[:, :, 2]) > 24
     gap = max(2, round(check.layout_gap * max(height, width)))
     blocks: list[tuple[int, int, int, int]] = []
 
@@ -583,7 +625,7 @@ def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
 
     height, width = g.gb.shape
     least = check.piece_least * width * height  # a large block's area, in either image
-    blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.gb, check) if min(w, h) >= 8]
+    blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.gb, check, g.rb) if min(w, h) >= 8]
     large = [w * h >= least for _, _, w, h in blocks]
     if sum(large) < (1 if check.small_pieces else 2) or len(blocks) < 2:  # most charts: a title over one panel
         return []
@@ -608,7 +650,7 @@ def _pieces(g: _Grids, affine: np.ndarray, check: RegionCheck) -> list[Piece]:
     if sum(large) < 2 and not moved_heads:
         return []
     out: list[Piece] = []
-    a_blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.ga, check) if w * h >= least]
+    a_blocks = [(x, y, w, h) for x, y, w, h in _layout_blocks(g.ga, check, g.ra) if w * h >= least]
     for (x, y, w, h), ecc in zip(blocks, large, strict=True):
         if not ecc:
             continue
