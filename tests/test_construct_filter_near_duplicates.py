@@ -263,6 +263,35 @@ def test_a_cluster_keeps_its_best_member_and_drops_only_what_verifies_against_it
         (1, 0, "candidate", 0.99, None), (2, 0, "against kept", 0.97, 12)]  # the region of the second look too
 
 
+def test_an_image_left_out_of_its_star_is_dropped_for_a_figure_kept_elsewhere_that_it_verified_with() -> None:
+    from zuhyo.construct.filter.duplicate_groups import resolve_groups
+    from zuhyo.construct.filter.near_duplicates import PairEvidence
+
+    # 3 has the most verified pairs: its star takes 2, 4 and 5; 0's star takes 1. In 3's star 4 is the best member
+    # (kept): 3 verified with it, 5 and 2 do not (scored now), and 5 and 2 not with each other. 2 verified with 0,
+    # kept in the other star: it is dropped for 0. 5 verified only with 3, which is dropped: it is not chained in.
+    pairs = [PairEvidence(0, 1, 0.1, 0.99), PairEvidence(0, 2, 0.1, 0.93), PairEvidence(2, 3, 0.1, 0.9),
+             PairEvidence(3, 4, 0.1, 0.97), PairEvidence(3, 5, 0.1, 0.96)]
+    rank = [0, 1, 5, 3, 2, 4]
+    asked: list[list[int]] = []
+
+    def unlike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        asked.extend(todo.tolist())
+        return np.full(len(todo), 0.43), np.zeros(len(todo), dtype=np.int64), np.full(len(todo), -1)
+
+    groups = resolve_groups(6, pairs, rank, unlike, 0.86)
+    assert sorted(asked) == [[2, 4], [2, 5], [4, 5]]
+    assert [[(g.dropped, g.kept, g.verified, g.score) for g in links] for links in groups] == [
+        [(1, 0, "candidate", 0.99), (2, 0, "candidate", 0.93)], [(3, 4, "candidate", 0.97)]]
+
+    def alike(todo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return np.full(len(todo), 0.97), np.zeros(len(todo), dtype=np.int64), np.full(len(todo), 12)
+
+    # all verify against 4 now: nothing is left over
+    groups = resolve_groups(6, pairs, rank, alike, 0.86)
+    assert [[(g.dropped, g.kept) for g in links] for links in groups] == [[(1, 0)], [(3, 4), (5, 4), (2, 4)]]
+
+
 def test_thumbnails_appended_one_at_a_time_are_mapped_from_their_file(tmp_path) -> None:
     import gc
 
