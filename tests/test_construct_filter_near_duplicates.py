@@ -1263,6 +1263,34 @@ def test_an_infographic_with_white_text_changed_on_a_pale_tile_is_not_merged() -
     assert 0 <= region_scores(arrays.thumbs, arrays.prepared, pair, images, check=as_before)[0] <= MAX_REGION
 
 
+def test_a_small_jpeg_copy_is_not_merged_with_another_chart_whose_marks_lie_elsewhere() -> None:
+    """bench/scale_corpus.py's item 499, a JPEG copy of item 494 (a scatter of four markers, resized 0.37x of its
+    content), against items 341 and 429 (other scatters of four markers of one template), and item 759, a
+    JPEG copy of 751 (two pale lines), against 31, 430 and 737 (other pale lines). At the small copy's grid a
+    marker is ~24 px and the pale lines fade under the second look's blur: those pairs passed with regions of
+    19-39. The ink of one with no trace of the other's within 6 px is stray (a copy's strokes move by a pixel or
+    two): a region of it over 40 px, or more than a tenth of the ink in all, fails the pair."""
+    from dataclasses import replace
+
+    from test_construct_filter import bench_module
+
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, region_scores, verify_scores
+    from zuhyo.construct.filter.regions import RegionCheck
+
+    corpus = chart_corpus()
+    drawn = bench_module("scale_corpus")
+    for original, copy, others in ((494, 499, (341, 429)), (751, 759, (31, 430, 737))):
+        images = [drawn.copy_of(corpus.original_of(copy), copy), drawn.render_chart(original),
+                  *(drawn.render_chart(i) for i in others)]
+        arrays = _arrays(images)
+        pairs = np.array([[0, k] for k in range(1, len(images))])
+        scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+        assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
+        assert all(scores[1:] == 0.0), (copy, regions)
+        unchecked = replace(RegionCheck(), stray_limit_resampled=0)
+        assert (region_scores(arrays.thumbs, arrays.prepared, pairs[1:], images, check=unchecked) <= MAX_REGION).all()
+
+
 def test_a_pale_line_of_other_data_is_never_explained_as_text_moved() -> None:
     """Between images of other sizes a region over the limit is looked at as text moved (regions._moved_text) and
     as pieces shifted: a pale line of other data (20-35 levels off the page) differs by the faint rule only, and
