@@ -1183,15 +1183,10 @@ def test_a_map_drawn_again_at_another_size_is_merged_its_colour_bars_end_moved_n
     still what seed 6's infographic drawn again at another size needs, items 441 and 455: 51 -> 26.)"""
     from dataclasses import replace
 
-    from zuhyo.construct.filter.near_duplicates import MAX_REGION, region_scores, verify_scores
+    from zuhyo.construct.filter.near_duplicates import MAX_REGION, region_scores
     from zuhyo.construct.filter.regions import RegionCheck
 
-    images = _hard_corpus_items(9, (203, 215, 217, 219))
-    arrays = _arrays(images)
-    pairs = np.array([[0, 1], [1, 2], [1, 3], [0, 2], [0, 3]])
-    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
-    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
-    assert all(scores[1:] == 0.0), regions
+    _assert_merged_not_its_negatives(9, (203, 215, 217, 219))
     infographics = _hard_corpus_items(6, (441, 455))
     drawn = _arrays(infographics)
     pair = np.array([[0, 1]])
@@ -1206,15 +1201,25 @@ def test_a_map_drawn_again_at_another_aspect_is_merged_its_colour_bar_moved_apar
     yellow end has about the page's luma: found on luma, its layout block started below it, and aligned so the
     bar's end stayed over the page; and where the pair's alignment put the original's bar, outside the copy's
     block, the bar's moved end was compared with the page (region 414 before)."""
-    from zuhyo.construct.filter.near_duplicates import region_scores, verify_scores
+    from zuhyo.construct.filter.near_duplicates import region_scores
 
-    images = _hard_corpus_items(19, (203, 215, 217, 219))
+    images, arrays = _assert_merged_not_its_negatives(19, (203, 215, 217, 219))
+    assert region_scores(arrays.thumbs, arrays.prepared, np.array([[0, 1]]), images, limit=None)[0] <= MAX_REGION
+
+
+def _assert_merged_not_its_negatives(seed: int, items: tuple[int, int, int, int]
+                                     ) -> tuple[list[bytes], FeatureArrays]:
+    """The hard corpus's ``items`` for ``seed`` (an original, its copy, two hard negatives): the copy verifies
+    with the original, and neither negative with either; the images and their features."""
+    from zuhyo.construct.filter.near_duplicates import verify_scores
+
+    images = _hard_corpus_items(seed, items)
     arrays = _arrays(images)
     pairs = np.array([[0, 1], [1, 2], [1, 3], [0, 2], [0, 3]])
     scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
     assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
     assert all(scores[1:] == 0.0), regions
-    assert region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images, limit=None)[0] <= MAX_REGION
+    return images, arrays
 
 
 def test_layout_blocks_by_colour_hold_a_colour_bars_end_of_the_pages_luma() -> None:
