@@ -112,7 +112,8 @@ def resolve_groups(n: int, pairs: Sequence[PairEvidence], rank: Sequence[int], s
             if (found := link(m, kept)) is not None:  # it is: the pair verified
                 groups[kept].append(found)
         # the rest, among themselves
-        rest = [p for p in left if not {p.i, p.j} & (to_kept.keys() | groups.keys())]
+        taken = to_kept.keys() | groups.keys()
+        rest = [p for p in left if p.i not in taken and p.j not in taken]
         before = len(groups)
         resolve(rest)
         if not to_kept and len(groups) == before:

@@ -451,9 +451,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     if _shown_share(affine, width, height) < check.least_shown:
         return height * width  # the alignment ran off ``a``: nothing it shows can vouch for the pair
     known = np.ones((height, width), np.uint8) if g.known is None else g.known
-    inside = _warp(known, affine, (width, height), pieces, nearest=True, border=0)
-    if pieces:
-        inside = cv2.bitwise_and(inside, cv2.bitwise_not(_vacated(pieces, affine, width, height)))
+    inside = _shown(known, affine, pieces)
 
     def warped(a: np.ndarray) -> np.ndarray:
         return _warp(a, affine, (width, height), pieces)
@@ -499,6 +497,18 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
                    for part in parts):
             return int(counted[k])
     return 0
+
+
+def _shown(known: np.ndarray, affine: np.ndarray, pieces: Sequence[Piece] = ()) -> np.ndarray:
+    """``known`` (a's grid, uint8 1 or 0) warped onto ``b``'s grid by ``affine`` and ``pieces`` (nearest, 0 off
+    ``a``), less where a moved block was (:func:`_vacated`): where what ``a`` shows can be compared."""
+    import cv2
+
+    height, width = known.shape
+    inside = _warp(known, affine, (width, height), pieces, nearest=True, border=0)
+    if pieces:
+        inside = cv2.bitwise_and(inside, cv2.bitwise_not(_vacated(pieces, affine, width, height)))
+    return inside
 
 
 def _vacated(pieces: Sequence[Piece], affine: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -579,16 +589,11 @@ def _layout_blocks(grey: np.ndarray, check: RegionCheck, colour: np.ndarray | No
     import numpy as np
 
     height, width = grey.shape
-    if colour is None:
-        rim = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
-        background = int(np.argmax(np.bincount(rim, minlength=256)))  # the page round the panels, not a large face
-        ink = np.abs(grey.astype(np.int16) - background) > 24
-    else:
-        rim_rgb = np.concatenate([colour[0], colour[-1], colour[:, 0], colour[:, -1]]).astype(np.int64)
-        packed, counts = np.unique((rim_rgb[:, 0] << 16) | (rim_rgb[:, 1] << 8) | rim_rgb[:, 2], return_counts=True)
-        page = int(packed[np.argmax(counts)])
-        off = np.abs(colour.astype(np.int16) - np.array([page >> 16, (page >> 8) & 255, page & 255], np.int16))
-        ink = np.maximum(np.maximum(off[:, :, 0], off[:, :, 1]), off[:, :, 2]) > 24
+    px = grey[:, :, None] if colour is None else colour
+    rim = np.concatenate([px[0], px[-1], px[:, 0], px[:, -1]])
+    page = np.unique(rim, axis=0, return_counts=True)  # the page round the panels, not a large face
+    background = page[0][np.argmax(page[1])].astype(np.int16)
+    ink = (np.abs(px.astype(np.int16) - background) > 24).any(axis=2)
     gap = max(2, round(check.layout_gap * max(height, width)))
     blocks: list[tuple[int, int, int, int]] = []
 
@@ -874,10 +879,9 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
         pa, known = _recoloured_like(pa, pb, affine, (width, height))
     g = _grids(pa, pb, check, grey, known)
     bound = check.local_above if limit is None else limit
-    # Lossless, of one size: a line of other data, a pixel or two wide, is taken out with the seams below; its ink
-    # is where the other has none.
-    # Resampled (a JPEG, or drawn at another size): its strokes move by a pixel or two, where another chart's
-    # lines and markers lie tens of pixels apart.
+    # Stray ink: lossless, of one size, a line of other data a pixel or two wide is taken out with the seams below,
+    # and its ink is where the other has none; resampled (a JPEG, or drawn at another size), strokes move by a pixel
+    # or two, where another chart's lines and markers lie tens of pixels apart.
     resampled = not (faint and one_size)
     strays = (check.stray_limit_resampled if resampled else check.stray_limit) > 0
     # With a JPEG, ink on luma: its chroma, halved and coarsely quantised, washes a pale line's colour out (a yellow
@@ -1026,9 +1030,7 @@ def _stray_ink(strokes: _Strokes, affine: np.ndarray, check: RegionCheck, pieces
     # between the grid's pixels
     near_a = warped(cv2.dilate(strokes.trace_a, reach))
     # not within reach of where a's image ends: no trace of its ink can be seen beyond it
-    inside = cv2.erode(warped(np.ones_like(strokes.ink_b)), reach)
-    if pieces:  # nor where a block moved from (as in _region)
-        inside = cv2.bitwise_and(inside, cv2.bitwise_not(_vacated(pieces, affine, width, height)))
+    inside = cv2.erode(_shown(np.ones_like(strokes.ink_b), affine, pieces), reach)
     lost = cv2.subtract(ink_a, cv2.dilate(strokes.trace_b, reach))  # 1 where a has ink and b none near (0 or 1)
     found = cv2.subtract(strokes.ink_b, near_a)
     stray = _compared(cv2.bitwise_or(lost, found), inside, check)
