@@ -1643,3 +1643,54 @@ def test_a_greyscale_copy_of_pale_lines_is_merged_and_one_pale_line_changed_is_n
     scores, _, regions = verify_scores(arrays, np.array([[0, 1], [0, 2]]), images=images.__getitem__)
     assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
     assert scores[1] == 0.0 and regions[1] > MAX_REGION
+
+
+
+def test_an_infographic_in_another_colour_map_is_a_candidate_by_its_finer_edges_and_merged() -> None:
+    """An infographic drawn in greys whose palest block is hardly off the page (no edge at EDGE_LEVEL), and its
+    copy in another colour map, among infographics of the same layout with other numbers in other colours and in
+    greys: by the coarser edges the copy's original is not among its two nearest (nor the copy among the
+    original's), by the finer ones (a pale border counts in part, the numbers' and bars' lengths show) the copy
+    is the original's nearest. At the second look a mid grey block's antialiased edge on the page falls in the
+    paler block's bin and would be mapped to that block's colour, a line around the block the copy does not
+    have: such blends are left out, and the copy is merged, while a copy with one number of other data is not."""
+    from zuhyo.construct.filter.near_duplicates import near_duplicate_candidates, nearest_pairs, verify_scores
+
+    def drawn(values: list[int], cmap: str) -> bytes:
+        return _infographic(values, ["A5", "B1", "C9", "D2"], cmap, (8, 6), "Visitors (2002)", "default")
+
+    values = [86, 35, 84, 90]
+    cmaps = ["viridis", "cividis", "magma", "cool", "Greys"]
+    others = [[(v + 7 * k + 13) % 90 + 5 for v in values] for k in range(1, 11)]
+    images = [drawn(values, "Greys"), drawn(values, "plasma"),
+              *(drawn(o, cmaps[k % len(cmaps)]) for k, o in enumerate(others))]
+    arrays = _arrays(images)
+    assert [0, 1] not in nearest_pairs(np.asarray(arrays.edges), 2).tolist()
+    assert [0, 1] not in near_duplicate_candidates(arrays, neighbours=1, fine_edge_neighbours=0).tolist()
+    fine = np.asarray(arrays.fine_edges, dtype=np.float32)
+    assert fine.shape == (len(images), 576) and np.allclose(np.linalg.norm(fine, axis=1), 1, atol=1e-2)
+    assert [0, 1] in nearest_pairs(np.asarray(arrays.fine_edges), 1, pool=len(images)).tolist()
+    assert [0, 1] in near_duplicate_candidates(arrays, neighbours=1).tolist()
+    pair = [images[0], images[1], drawn([86, 35, 61, 90], "plasma")]
+    scores, _, regions = verify_scores(_arrays(pair), np.array([[0, 1], [0, 2]]), images=pair.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
+    assert scores[1] == 0.0  # one number of other data
+
+
+def test_nearest_pairs_from_a_pool_are_chosen_over_all_dimensions() -> None:
+    """With a pool, the nearest are chosen by the full vectors among the pool nearest in the PCA projection:
+    two vectors alike in their largest components but not in the rest are no longer each other's nearest."""
+    from zuhyo.construct.filter.near_duplicates import nearest_pairs
+
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(40, 64)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    copy = base[0] + 0.05 * rng.normal(size=64).astype(np.float32)
+    vectors = np.vstack([base, copy / np.linalg.norm(copy)])
+    for pool in (0, 10, 40):
+        pairs = nearest_pairs(vectors, 1, pool=pool).tolist()
+        assert [0, 40] in pairs and all(i < j for i, j in pairs)
+    exact = vectors @ vectors.T
+    np.fill_diagonal(exact, -2)
+    want = {(min(i, int(j)), max(i, int(j))) for i, j in enumerate(exact.argmax(axis=1))}
+    assert {tuple(p) for p in nearest_pairs(vectors, 1, pool=40).tolist()} == want

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zuhyo.construct.filter.near_duplicates import CROP_WINDOWS, DESC, THUMB, FeatureArrays, ImageFeatures
+from zuhyo.construct.filter.near_duplicates import CROP_WINDOWS, DESC, FINE_EDGE, THUMB, FeatureArrays, ImageFeatures
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,17 +31,17 @@ def stack_features(features: Sequence[ImageFeatures], tmp_dir: Path | None = Non
 
     windows = 1 + len(CROP_WINDOWS) ** 2
 
-    def stacked(field: str, shape: tuple[int, ...]) -> np.ndarray:
-        out = np.empty((len(features), *shape), dtype=np.float32)
+    def stacked(field: str, shape: tuple[int, ...], dtype: type = np.float32) -> np.ndarray:
+        out: np.ndarray = np.empty((len(features), *shape), dtype=dtype)
         for k, f in enumerate(features):
-            out[k] = np.frombuffer(getattr(f, field), dtype=np.float32).reshape(shape)
+            out[k] = np.frombuffer(getattr(f, field), dtype=dtype).reshape(shape)
         return out
 
     prepared = Prepared(stacked("col_profile", (THUMB,)), stacked("row_profile", (THUMB,)),
                         np.array([f.ink for f in features], dtype=np.int64),
                         np.array([f.grey for f in features], dtype=bool))
     return FeatureArrays(thumbs_array(features, tmp_dir), stacked("descriptors", (windows, DESC * DESC)), prepared,
-                         stacked("edges", (DESC * DESC,)))
+                         stacked("edges", (DESC * DESC,)), stacked("fine_edges", (FINE_EDGE ** 2,), np.float16))
 
 
 def thumbs_array(features: Sequence[ImageFeatures], tmp_dir: Path | None = None) -> np.ndarray:
@@ -136,6 +136,7 @@ class FeatureCollector:
         self._thumbs = ThumbnailFile(tmp_dir)
         self._desc = np.empty((capacity, 1 + len(CROP_WINDOWS) ** 2, DESC * DESC), dtype=np.float32)
         self._edges = np.empty((capacity, DESC * DESC), dtype=np.float32)
+        self._fine_edges = np.empty((capacity, FINE_EDGE ** 2), dtype=np.float16)
         self._cols = np.empty((capacity, THUMB), dtype=np.float32)
         self._rows = np.empty((capacity, THUMB), dtype=np.float32)
         self._ink = np.empty(capacity, dtype=np.int64)
@@ -155,6 +156,7 @@ class FeatureCollector:
             raise ValueError(f"more than the {k} images this collector was made for")
         self._desc[k] = np.frombuffer(f.descriptors, dtype=np.float32).reshape(self._desc.shape[1:])
         self._edges[k] = np.frombuffer(f.edges, dtype=np.float32)
+        self._fine_edges[k] = np.frombuffer(f.fine_edges, dtype=np.float16)
         self._cols[k] = np.frombuffer(f.col_profile, dtype=np.float32)
         self._rows[k] = np.frombuffer(f.row_profile, dtype=np.float32)
         self._ink[k], self._grey[k] = f.ink, f.grey
@@ -167,7 +169,7 @@ class FeatureCollector:
 
         k = self.count
         prepared = Prepared(self._cols[:k], self._rows[:k], self._ink[:k], self._grey[:k])
-        return FeatureArrays(self._thumbs.finish(), self._desc[:k], prepared, self._edges[:k])
+        return FeatureArrays(self._thumbs.finish(), self._desc[:k], prepared, self._edges[:k], self._fine_edges[:k])
 
     def discard(self) -> None:
         """Remove the thumbnails' file (nothing was finished)."""

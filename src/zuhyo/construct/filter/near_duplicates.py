@@ -114,6 +114,20 @@ of the hard corpus the original of every copy drawn with another colour map is i
 nearest by edges, where by the luma descriptors it ranks up to 125th (bench/README.md). A third merged 2 more
 copies on ten studied seeds, none on a fresh one, and cost 10 % more time on the scale corpus: not taken
 (bench/README.md, "thirteenth session")."""
+FINE_EDGE = 24
+"""Side of the finer edges' grid (:func:`fine_edge_descriptors`)."""
+FINE_EDGE_LEVEL = 20
+"""Channel difference between neighbouring pixels at which the finer edges' weight is full (a pale area's
+border on the page, 25-35 levels: an edge only in part at :data:`EDGE_LEVEL`)."""
+FINE_EDGE_NEIGHBOURS = 1
+"""Candidates per image by the finer edges (:func:`near_duplicate_candidates`): an infographic drawn with another
+colour map, among others of its layout, is its original's nearest by them where by the coarser edges it ranks
+up to 39th (a pale grey block on the page is no edge at :data:`EDGE_LEVEL`; bench/README.md, "seventeenth
+session")."""
+FINE_EDGE_POOL = 30
+"""Nearest images (in the PCA projection) among which the finer edges' :data:`FINE_EDGE_NEIGHBOURS` are chosen
+by their distance over all the grid's cells: 32 components blur the detail that tells one template's charts
+apart."""
 _PCA_DIMS = 32
 
 
@@ -139,6 +153,8 @@ class ImageFeatures:
     """It has (almost) no colour (:attr:`Prepared.grey <zuhyo.construct.filter.alignment.Prepared>`)."""
     edges: bytes = b""
     """DESC*DESC float32: :func:`edge_descriptors` of the thumbnail."""
+    fine_edges: bytes = b""
+    """FINE_EDGE*FINE_EDGE float16: :func:`fine_edge_descriptors` of the thumbnail."""
     content_area: float = 0.0
     """Pixels (in the image's own) of what the thumbnail shows (:func:`figure_box`: without uniform borders and a
     screenshot's chrome): of near duplicates the filter keeps the one showing the most (:func:`content_rank`)."""
@@ -148,7 +164,8 @@ class ImageFeatures:
         they are stored in its arrays, or when the image is not compared)."""
         from dataclasses import replace
 
-        return replace(self, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"", edges=b"")
+        return replace(self, thumb=b"", descriptors=b"", col_profile=b"", row_profile=b"", edges=b"",
+                       fine_edges=b"")
 
 
 def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFeatures:
@@ -167,7 +184,8 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
                          descriptors=descriptors(rgb[None])[0].tobytes(),
                          col_profile=prep.col_profile[0].tobytes(), row_profile=prep.row_profile[0].tobytes(),
                          ink=int(prep.ink[0]), grey=bool(prep.grey[0]),
-                         edges=edge_descriptors(rgb[None])[0].tobytes(), content_area=width * height * shown)
+                         edges=edge_descriptors(rgb[None])[0].tobytes(),
+                         fine_edges=fine_edge_descriptors(rgb[None])[0].tobytes(), content_area=width * height * shown)
 
 
 CONTENT_STEPS = 8
@@ -276,6 +294,8 @@ class FeatureArrays:
     prepared: Prepared
     edges: np.ndarray
     """(n, DESC*DESC) float32: :func:`edge_descriptors`."""
+    fine_edges: np.ndarray
+    """(n, FINE_EDGE*FINE_EDGE) float16: :func:`fine_edge_descriptors`."""
 
 
 def dct_hash(thumb: np.ndarray) -> int:
@@ -337,60 +357,101 @@ def edge_descriptors(thumbs: np.ndarray) -> np.ndarray:
     title band left out), averaged to DESC x DESC, zero mean, unit length. Unlike the luma :func:`descriptors`
     it is the same for a chart drawn with another colour map or palette (its areas and their boundaries stay;
     their grey levels do not)."""
-    import cv2
+    import numpy as np
+
+    return _gradient_grid(thumbs, DESC, lambda g: (g > EDGE_LEVEL).astype(np.float32), np.float32)
+
+
+def fine_edge_descriptors(thumbs: np.ndarray) -> np.ndarray:
+    """(n, FINE_EDGE*FINE_EDGE) float16: as :func:`edge_descriptors`, on a finer grid, each pixel weighed by its
+    largest channel difference from its right or lower neighbour up to :data:`FINE_EDGE_LEVEL` (full weight from
+    there): a pale area's border counts in part, not nothing, and the grid holds what tells charts of one layout
+    apart (the bars' ends, the numbers' lengths)."""
+    import numpy as np
+
+    return _gradient_grid(thumbs, FINE_EDGE, lambda g: np.minimum(g, FINE_EDGE_LEVEL) * np.float32(1 / FINE_EDGE_LEVEL),
+                          np.float16)
+
+
+def _gradient_grid(thumbs: np.ndarray, side: int, weigh: Callable[[np.ndarray], np.ndarray],
+                   dtype: type) -> np.ndarray:
+    """(n, side*side) of ``dtype``: per thumbnail, ``weigh`` of its colour gradient (:func:`_gradient`) over the
+    body, averaged to side x side, zero mean, unit length."""
     import numpy as np
 
     top = round(TITLE_BAND * THUMB)
-    ry = _area_matrix(0.0, float(THUMB - top), DESC, THUMB - top)
-    rx = _area_matrix(0.0, float(THUMB), DESC, THUMB)
-    out = np.empty((len(thumbs), DESC * DESC), dtype=np.float32)
+    ry = _area_matrix(0.0, float(THUMB - top), side, THUMB - top)
+    rx = _area_matrix(0.0, float(THUMB), side, THUMB)
+    out = np.empty((len(thumbs), side * side), dtype=np.float32)
+    for k in range(len(thumbs)):  # one thumbnail at a time with OpenCV: ~10x faster than numpy over a batch
+        out[k] = (ry @ weigh(_gradient(np.ascontiguousarray(thumbs[k][top:]))) @ rx.T).reshape(-1)
+    out -= out.mean(axis=1, keepdims=True)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    out /= np.where(norms > 0, norms, 1.0)
+    return out.astype(dtype, copy=False)
+
+
+def _gradient(t: np.ndarray) -> np.ndarray:
+    """(h, w) float32: each pixel's largest channel difference from its right or lower neighbour's colour (0 in
+    the last column and row) of ``t`` (h x w x 3 uint8)."""
+    import cv2
+    import numpy as np
 
     def largest(diff: np.ndarray) -> np.ndarray:  # over the channels (numpy's max over an axis of 3 is slow)
         r, g, b = cv2.split(diff)
         return np.asarray(cv2.max(cv2.max(r, g), b))
 
-    edge = np.zeros((THUMB - top, THUMB), dtype=np.float32)
-    for k in range(len(thumbs)):  # one thumbnail at a time with OpenCV: ~10x faster than numpy over a batch
-        t = np.ascontiguousarray(thumbs[k][top:])
-        edge[:] = 0
-        edge[:, 1:] = largest(cv2.absdiff(t[:, 1:], t[:, :-1])) > EDGE_LEVEL
-        edge[1:] = np.maximum(edge[1:], largest(cv2.absdiff(t[1:], t[:-1])) > EDGE_LEVEL)
-        out[k] = (ry @ edge @ rx.T).reshape(-1)
-    out -= out.mean(axis=1, keepdims=True)
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    out /= np.where(norms > 0, norms, 1.0)
+    out = np.zeros(t.shape[:2], dtype=np.float32)
+    out[:, 1:] = largest(cv2.absdiff(t[:, 1:], t[:, :-1]))
+    out[1:] = np.maximum(out[1:], largest(cv2.absdiff(t[1:], t[:-1])))
     return out
 
 
 def near_duplicate_candidates(arrays: FeatureArrays, neighbours: int = DEFAULT_NEIGHBOURS,
-                              edge_neighbours: int = EDGE_NEIGHBOURS) -> np.ndarray:
+                              edge_neighbours: int = EDGE_NEIGHBOURS,
+                              fine_edge_neighbours: int = FINE_EDGE_NEIGHBOURS) -> np.ndarray:
     """(m, 2) index pairs i < j, each once: :func:`candidate_pairs` of the luma descriptors (``neighbours`` per
-    image, crop windows and all) and of the edges' descriptors (``edge_neighbours`` per image, whole images
-    only: a copy drawn with another colour map)."""
+    image, crop windows and all), of the edges' descriptors (``edge_neighbours`` per image, whole images only: a
+    copy drawn with another colour map) and of the finer edges' (``fine_edge_neighbours``, chosen among
+    :data:`FINE_EDGE_POOL`: a copy in another colour map among charts of its layout)."""
     import numpy as np
 
-    pairs = candidate_pairs(arrays.descriptors, neighbours)
+    parts = [candidate_pairs(arrays.descriptors, neighbours)]
     if edge_neighbours > 0 and len(arrays.edges) > 1:
-        both = np.concatenate([pairs, nearest_pairs(np.asarray(arrays.edges), edge_neighbours)])
-        pairs = np.unique(both, axis=0)
-    return pairs
+        parts.append(nearest_pairs(np.asarray(arrays.edges), edge_neighbours))
+    if fine_edge_neighbours > 0 and len(arrays.fine_edges) > 1:
+        parts.append(nearest_pairs(np.asarray(arrays.fine_edges), fine_edge_neighbours, pool=FINE_EDGE_POOL))
+    return np.unique(np.concatenate(parts), axis=0) if len(parts) > 1 else parts[0]
 
 
-def nearest_pairs(vectors: np.ndarray, neighbours: int) -> np.ndarray:
+def nearest_pairs(vectors: np.ndarray, neighbours: int, pool: int = 0, batch: int = 5000) -> np.ndarray:
     """(m, 2) index pairs i < j, each once: each vector (rows of ``vectors``, unit length) with its
-    ``neighbours`` nearest others, searched exactly in a k-d tree over a PCA projection (``_PCA_DIMS``)."""
+    ``neighbours`` nearest others, searched exactly in a k-d tree over a PCA projection (``_PCA_DIMS``); with a
+    larger ``pool``, the ``neighbours`` nearest over all the vectors' dimensions among the ``pool`` nearest in the
+    projection (``batch`` vectors at a time)."""
     import numpy as np
     from scipy.spatial import cKDTree
 
     n = len(vectors)
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
-    centre, basis = _pca_basis(vectors)
+    centre, basis = _pca_basis(np.asarray(vectors, dtype=np.float32))
     projected = (vectors - centre) @ basis
-    k = min(neighbours + 1, n)  # the nearest is the vector itself
-    _, hit = cKDTree(projected).query(projected, k=k, workers=-1)
+    k = min(max(neighbours, pool) + 1, n)  # the nearest is the vector itself
+    _, found = cKDTree(projected).query(projected, k=k, workers=-1)
+    hit = np.asarray(found).reshape(n, k)
+    if pool > neighbours:
+        chosen = np.empty((n, min(neighbours + 1, k)), dtype=np.int64)
+        for s in range(0, n, batch):  # cosine over all dimensions (unit vectors), the vector itself first
+            rows = hit[s:s + batch]
+            near = np.einsum("nd,nkd->nk", np.asarray(vectors[s:s + batch], dtype=np.float32),
+                             np.asarray(vectors[rows], dtype=np.float32))
+            near[rows == np.arange(s, s + len(rows))[:, None]] = np.inf
+            order = np.argsort(-near, axis=1, kind="stable")[:, :chosen.shape[1]]
+            chosen[s:s + batch] = np.take_along_axis(rows, order, axis=1)
+        hit, k = chosen, chosen.shape[1]
     i = np.repeat(np.arange(n), k)
-    j = np.asarray(hit).reshape(-1)
+    j = hit.reshape(-1)
     keep = j != i
     pairs = np.stack([np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])], axis=1)
     return np.unique(pairs, axis=0)

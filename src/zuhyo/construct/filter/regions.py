@@ -811,8 +811,9 @@ def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: t
     ``affine`` from ``pb``'s to ``pa``'s (:func:`zuhyo.construct.filter.alignment.colour_map`), and where it is
     known (uint8, ``pa``'s shape): not where its colour has no place in the map - the blends of antialiased
     text, grid lines and edges over each area's colour, which a map fitted on areas of one colour cannot
-    recolour (on the tuning splits they made the regions of copies drawn with another colour map); ``pa`` as it
-    is (everywhere known: ``None``) when the map does not move most of its ink."""
+    recolour (on the tuning splits they made the regions of copies drawn with another colour map), nor where it
+    blends two areas in a third colour's bin (:func:`_not_blend`); ``pa`` as it is (everywhere known: ``None``)
+    when the map does not move most of its ink."""
     import cv2
 
     from zuhyo.construct.filter.alignment import _colour_bins, colour_map, palette_changed, recolourable, recoloured
@@ -826,7 +827,28 @@ def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: t
     if not palette_changed(window, table, bins=bins):
         return pa, None
     own = _colour_bins(pa)
-    return recoloured(pa, table, own), recolourable(pa, table, own)
+    return recoloured(pa, table, own), cv2.bitwise_and(recolourable(pa, table, own), _not_blend(own))
+
+
+def _not_blend(bins: np.ndarray) -> np.ndarray:
+    """(h, w) uint8, 0 where a pixel of colour ``bins`` (:func:`zuhyo.construct.filter.alignment._colour_bins`)
+    blends two areas of other colours within 2 px (its 3x3 neighbourhood not of one bin; an area: a pixel whose
+    3x3 neighbourhood is), in a bin of neither: an antialiased edge between a block and the page whose shade falls
+    in a third colour's bin (a mid grey's edge on white in a paler block's), which a colour map gives that
+    colour - a line around the block where the other image has none (hard corpus: infographics drawn in greys
+    and in another colour map, regions of ~5,000 px). 1 elsewhere: a line's or a glyph's pixels by one area (the
+    page) stay."""
+    import cv2
+    import numpy as np
+
+    kernel = np.ones((3, 3), np.uint8)
+    area = cv2.erode(bins, kernel) == cv2.dilate(bins, kernel)
+    near = np.ones((5, 5), np.uint8)
+    none = np.uint16(np.iinfo(np.uint16).max)
+    lowest = cv2.erode(np.where(area, bins, none).astype(np.uint16), near)
+    highest = cv2.dilate(np.where(area, bins, 0).astype(np.uint16), near)
+    blend = ~area & (lowest != none) & (lowest != highest) & (bins != lowest) & (bins != highest)
+    return np.asarray(~blend).view(np.uint8)
 
 
 def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thumb: int,
