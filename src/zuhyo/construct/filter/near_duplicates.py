@@ -124,10 +124,11 @@ FINE_EDGE_NEIGHBOURS = 1
 colour map, among others of its layout, is its original's nearest by them where by the coarser edges it ranks
 up to 39th (a pale grey block on the page is no edge at :data:`EDGE_LEVEL`; bench/README.md, "seventeenth
 session")."""
-FINE_EDGE_POOL = 30
-"""Nearest images (in the PCA projection) among which the finer edges' :data:`FINE_EDGE_NEIGHBOURS` are chosen
-by their distance over all the grid's cells: 32 components blur the detail that tells one template's charts
-apart."""
+EDGE_POOL = 30
+"""Nearest images (in the PCA projection) among which the edges' :data:`EDGE_NEIGHBOURS` and the finer edges'
+:data:`FINE_EDGE_NEIGHBOURS` are chosen by their distance over all the grid's cells: 32 components blur the detail
+that tells one template's charts apart (a map's crop ranked its original first over all cells, not among the
+first two in the projection; bench/README.md, "seventeenth session")."""
 _PCA_DIMS = 32
 
 
@@ -412,15 +413,15 @@ def near_duplicate_candidates(arrays: FeatureArrays, neighbours: int = DEFAULT_N
                               fine_edge_neighbours: int = FINE_EDGE_NEIGHBOURS) -> np.ndarray:
     """(m, 2) index pairs i < j, each once: :func:`candidate_pairs` of the luma descriptors (``neighbours`` per
     image, crop windows and all), of the edges' descriptors (``edge_neighbours`` per image, whole images only: a
-    copy drawn with another colour map) and of the finer edges' (``fine_edge_neighbours``, chosen among
-    :data:`FINE_EDGE_POOL`: a copy in another colour map among charts of its layout)."""
+    copy drawn with another colour map) and of the finer edges' (``fine_edge_neighbours``: a copy in another colour
+    map among charts of its layout), both chosen among :data:`EDGE_POOL`."""
     import numpy as np
 
     parts = [candidate_pairs(arrays.descriptors, neighbours)]
     if edge_neighbours > 0 and len(arrays.edges) > 1:
-        parts.append(nearest_pairs(np.asarray(arrays.edges), edge_neighbours))
+        parts.append(nearest_pairs(np.asarray(arrays.edges), edge_neighbours, pool=EDGE_POOL))
     if fine_edge_neighbours > 0 and len(arrays.fine_edges) > 1:
-        parts.append(nearest_pairs(np.asarray(arrays.fine_edges), fine_edge_neighbours, pool=FINE_EDGE_POOL))
+        parts.append(nearest_pairs(np.asarray(arrays.fine_edges), fine_edge_neighbours, pool=EDGE_POOL))
     return np.unique(np.concatenate(parts), axis=0) if len(parts) > 1 else parts[0]
 
 
