@@ -1694,3 +1694,6 @@ def test_nearest_pairs_from_a_pool_are_chosen_over_all_dimensions() -> None:
     np.fill_diagonal(exact, -2)
     want = {(min(i, int(j)), max(i, int(j))) for i, j in enumerate(exact.argmax(axis=1))}
     assert {tuple(p) for p in nearest_pairs(vectors, 1, pool=40).tolist()} == want
+    similar = nearest_pairs(vectors, 1, pool=40, min_similarity=0.9).tolist()
+    assert similar == [[0, 40]]  # the copy and its original only: the random others are far from any
+    assert nearest_pairs(vectors, 1, pool=40, batch=7).tolist() == nearest_pairs(vectors, 1, pool=40).tolist()

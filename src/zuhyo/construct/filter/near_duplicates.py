@@ -124,11 +124,15 @@ FINE_EDGE_NEIGHBOURS = 1
 colour map, among others of its layout, is its original's nearest by them where by the coarser edges it ranks
 up to 39th (a pale grey block on the page is no edge at :data:`EDGE_LEVEL`; bench/README.md, "seventeenth
 session")."""
-EDGE_POOL = 30
-"""Nearest images (in the PCA projection) among which the edges' :data:`EDGE_NEIGHBOURS` and the finer edges'
-:data:`FINE_EDGE_NEIGHBOURS` are chosen by their distance over all the grid's cells: 32 components blur the detail
-that tells one template's charts apart (a map's crop ranked its original first over all cells, not among the
-first two in the projection; bench/README.md, "seventeenth session")."""
+FINE_EDGE_MIN_SIMILARITY = 0.85
+"""Cosine similarity of the finer edges a candidate by them needs: the copies they found on the studied seeds
+0.875-0.991, two thirds of the other charts they would add on the scale corpus (one template) under it, each pair
+costing a comparison (bench/README.md, "seventeenth session")."""
+FINE_EDGE_POOL = 30
+"""Nearest images (in the PCA projection) among which the finer edges' :data:`FINE_EDGE_NEIGHBOURS` are chosen by
+their similarity over all the grid's cells: 32 components blur the detail that tells one template's charts apart.
+The coarser edges' two chosen so too found one copy more on the studied seeds (a map's 5 % crop) for 4 % more
+candidate pairs on the scale corpus: not taken (bench/README.md, "seventeenth session")."""
 _PCA_DIMS = 32
 
 
@@ -413,23 +417,27 @@ def near_duplicate_candidates(arrays: FeatureArrays, neighbours: int = DEFAULT_N
                               fine_edge_neighbours: int = FINE_EDGE_NEIGHBOURS) -> np.ndarray:
     """(m, 2) index pairs i < j, each once: :func:`candidate_pairs` of the luma descriptors (``neighbours`` per
     image, crop windows and all), of the edges' descriptors (``edge_neighbours`` per image, whole images only: a
-    copy drawn with another colour map) and of the finer edges' (``fine_edge_neighbours``: a copy in another colour
-    map among charts of its layout), both chosen among :data:`EDGE_POOL`."""
+    copy drawn with another colour map) and of the finer edges' (``fine_edge_neighbours``, chosen among
+    :data:`FINE_EDGE_POOL`, at least :data:`FINE_EDGE_MIN_SIMILARITY` alike: a copy in another colour map among
+    charts of its layout)."""
     import numpy as np
 
     parts = [candidate_pairs(arrays.descriptors, neighbours)]
     if edge_neighbours > 0 and len(arrays.edges) > 1:
-        parts.append(nearest_pairs(np.asarray(arrays.edges), edge_neighbours, pool=EDGE_POOL))
+        parts.append(nearest_pairs(np.asarray(arrays.edges), edge_neighbours))
     if fine_edge_neighbours > 0 and len(arrays.fine_edges) > 1:
-        parts.append(nearest_pairs(np.asarray(arrays.fine_edges), fine_edge_neighbours, pool=EDGE_POOL))
+        parts.append(nearest_pairs(np.asarray(arrays.fine_edges), fine_edge_neighbours, pool=FINE_EDGE_POOL,
+                                   min_similarity=FINE_EDGE_MIN_SIMILARITY))
     return np.unique(np.concatenate(parts), axis=0) if len(parts) > 1 else parts[0]
 
 
-def nearest_pairs(vectors: np.ndarray, neighbours: int, pool: int = 0, batch: int = 5000) -> np.ndarray:
+def nearest_pairs(vectors: np.ndarray, neighbours: int, pool: int = 0, min_similarity: float = -1.0,
+                  batch: int = 256) -> np.ndarray:
     """(m, 2) index pairs i < j, each once: each vector (rows of ``vectors``, unit length) with its
     ``neighbours`` nearest others, searched exactly in a k-d tree over a PCA projection (``_PCA_DIMS``); with a
     larger ``pool``, the ``neighbours`` nearest over all the vectors' dimensions among the ``pool`` nearest in the
-    projection (``batch`` vectors at a time)."""
+    projection, those of a cosine similarity under ``min_similarity`` left out (``batch`` vectors at a time: the
+    pool's vectors of a batch are held at once)."""
     import numpy as np
     from scipy.spatial import cKDTree
 
@@ -445,11 +453,14 @@ def nearest_pairs(vectors: np.ndarray, neighbours: int, pool: int = 0, batch: in
         chosen = np.empty((n, min(neighbours + 1, k)), dtype=np.int64)
         for s in range(0, n, batch):  # cosine over all dimensions (unit vectors), the vector itself first
             rows = hit[s:s + batch]
+            own = np.arange(s, s + len(rows))[:, None]
             near = np.einsum("nd,nkd->nk", np.asarray(vectors[s:s + batch], dtype=np.float32),
                              np.asarray(vectors[rows], dtype=np.float32))
-            near[rows == np.arange(s, s + len(rows))[:, None]] = np.inf
+            near[rows == own] = np.inf
             order = np.argsort(-near, axis=1, kind="stable")[:, :chosen.shape[1]]
-            chosen[s:s + batch] = np.take_along_axis(rows, order, axis=1)
+            picked = np.take_along_axis(rows, order, axis=1)
+            # one too far from its vector: the vector itself in its place (dropped below)
+            chosen[s:s + batch] = np.where(np.take_along_axis(near, order, axis=1) >= min_similarity, picked, own)
         hit, k = chosen, chosen.shape[1]
     i = np.repeat(np.arange(n), k)
     j = hit.reshape(-1)
