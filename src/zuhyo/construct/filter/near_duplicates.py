@@ -115,7 +115,7 @@ nearest by edges, where by the luma descriptors it ranks up to 125th (bench/READ
 copies on ten studied seeds, none on a fresh one, and cost 10 % more time on the scale corpus: not taken
 (bench/README.md, "thirteenth session")."""
 FINE_EDGE = 24
-"""Side of the finer edges' grid (:func:`fine_edge_descriptors`)."""
+"""Side of the finer edges' grid (:func:`edge_descriptors`)."""
 FINE_EDGE_LEVEL = 20
 """Channel difference between neighbouring pixels at which the finer edges' weight is full (a pale area's
 border on the page, 25-35 levels: an edge only in part at :data:`EDGE_LEVEL`)."""
@@ -159,7 +159,7 @@ class ImageFeatures:
     edges: bytes = b""
     """DESC*DESC float32: :func:`edge_descriptors` of the thumbnail."""
     fine_edges: bytes = b""
-    """FINE_EDGE*FINE_EDGE float16: :func:`fine_edge_descriptors` of the thumbnail."""
+    """FINE_EDGE*FINE_EDGE float16: :func:`edge_descriptors` of the thumbnail."""
     content_area: float = 0.0
     """Pixels (in the image's own) of what the thumbnail shows (:func:`figure_box`: without uniform borders and a
     screenshot's chrome): of near duplicates the filter keeps the one showing the most (:func:`content_rank`)."""
@@ -185,12 +185,13 @@ def image_features(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageFe
     fmt = "PNG" if isinstance(im, PngPixels) else str(im.format)
     rgb, shown = _thumbnail_and_share(im)
     prep = prepare(rgb[None])
+    edges, fine_edges = edge_descriptors(rgb[None])
     return ImageFeatures(width=width, height=height, format=fmt, phash=dct_hash(luma(rgb)), thumb=rgb.tobytes(),
                          descriptors=descriptors(rgb[None])[0].tobytes(),
                          col_profile=prep.col_profile[0].tobytes(), row_profile=prep.row_profile[0].tobytes(),
                          ink=int(prep.ink[0]), grey=bool(prep.grey[0]),
-                         edges=edge_descriptors(rgb[None])[0].tobytes(),
-                         fine_edges=fine_edge_descriptors(rgb[None])[0].tobytes(), content_area=width * height * shown)
+                         edges=edges[0].tobytes(), fine_edges=fine_edges[0].tobytes(),
+                         content_area=width * height * shown)
 
 
 CONTENT_STEPS = 8
@@ -300,7 +301,7 @@ class FeatureArrays:
     edges: np.ndarray
     """(n, DESC*DESC) float32: :func:`edge_descriptors`."""
     fine_edges: np.ndarray
-    """(n, FINE_EDGE*FINE_EDGE) float16: :func:`fine_edge_descriptors`."""
+    """(n, FINE_EDGE*FINE_EDGE) float16: :func:`edge_descriptors`."""
 
 
 def dct_hash(thumb: np.ndarray) -> int:
@@ -350,50 +351,46 @@ def descriptors(thumbs: np.ndarray, batch: int = 500) -> np.ndarray:
         for k, (x, y) in enumerate(windows):
             yi, xi = ys.index(y) * DESC, xs.index(x) * DESC
             out[s:s + batch, k] = grid[:, yi:yi + DESC, xi:xi + DESC].reshape(len(g), -1)
-    out -= out.mean(axis=2, keepdims=True)
-    norms = np.linalg.norm(out, axis=2, keepdims=True)
+    return _unit_rows(out)
+
+
+def _unit_rows(out: np.ndarray) -> np.ndarray:
+    """``out`` (float32) with each vector along its last axis made zero mean and unit length, in place."""
+    import numpy as np
+
+    out -= out.mean(axis=-1, keepdims=True)
+    norms = np.linalg.norm(out, axis=-1, keepdims=True)
     out /= np.where(norms > 0, norms, 1.0)
     return out
 
 
-def edge_descriptors(thumbs: np.ndarray) -> np.ndarray:
-    """(n, DESC*DESC) float32: per thumbnail, where its colour changes - a pixel whose colour differs from its
-    right or lower neighbour's by more than :data:`EDGE_LEVEL` in some channel is an edge - over its body (the
-    title band left out), averaged to DESC x DESC, zero mean, unit length. Unlike the luma :func:`descriptors`
-    it is the same for a chart drawn with another colour map or palette (its areas and their boundaries stay;
-    their grey levels do not)."""
-    import numpy as np
+def edge_descriptors(thumbs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two descriptors per thumbnail of where its colour changes over its body (the title band left out), each
+    zero mean, unit length, from one pass over its colour gradient (:func:`_gradient`). Unlike the luma
+    :func:`descriptors` they are the same for a chart drawn with another colour map or palette (its areas and
+    their boundaries stay; their grey levels do not).
 
-    return _gradient_grid(thumbs, DESC, lambda g: (g > EDGE_LEVEL).astype(np.float32), np.float32)
-
-
-def fine_edge_descriptors(thumbs: np.ndarray) -> np.ndarray:
-    """(n, FINE_EDGE*FINE_EDGE) float16: as :func:`edge_descriptors`, on a finer grid, each pixel weighed by its
-    largest channel difference from its right or lower neighbour up to :data:`FINE_EDGE_LEVEL` (full weight from
-    there): a pale area's border counts in part, not nothing, and the grid holds what tells charts of one layout
-    apart (the bars' ends, the numbers' lengths)."""
-    import numpy as np
-
-    return _gradient_grid(thumbs, FINE_EDGE, lambda g: np.minimum(g, FINE_EDGE_LEVEL) * np.float32(1 / FINE_EDGE_LEVEL),
-                          np.float16)
-
-
-def _gradient_grid(thumbs: np.ndarray, side: int, weigh: Callable[[np.ndarray], np.ndarray],
-                   dtype: type) -> np.ndarray:
-    """(n, side*side) of ``dtype``: per thumbnail, ``weigh`` of its colour gradient (:func:`_gradient`) over the
-    body, averaged to side x side, zero mean, unit length."""
+    - (n, DESC*DESC) float32, the edges: a pixel whose colour differs from its right or lower neighbour's by more
+      than :data:`EDGE_LEVEL` in some channel is an edge, averaged to DESC x DESC;
+    - (n, FINE_EDGE*FINE_EDGE) float16, the finer edges: each pixel weighed by that difference up to
+      :data:`FINE_EDGE_LEVEL` (full weight from there), averaged to FINE_EDGE x FINE_EDGE - a pale area's border
+      counts in part, not nothing, and the grid holds what tells charts of one layout apart (the bars' ends, the
+      numbers' lengths)."""
     import numpy as np
 
     top = round(TITLE_BAND * THUMB)
-    ry = _area_matrix(0.0, float(THUMB - top), side, THUMB - top)
-    rx = _area_matrix(0.0, float(THUMB), side, THUMB)
-    out = np.empty((len(thumbs), side * side), dtype=np.float32)
+    coarse_y = _area_matrix(0.0, float(THUMB - top), DESC, THUMB - top)
+    coarse_x = _area_matrix(0.0, float(THUMB), DESC, THUMB)
+    fine_y = _area_matrix(0.0, float(THUMB - top), FINE_EDGE, THUMB - top)
+    fine_x = _area_matrix(0.0, float(THUMB), FINE_EDGE, THUMB)
+    coarse = np.empty((len(thumbs), DESC * DESC), dtype=np.float32)
+    fine = np.empty((len(thumbs), FINE_EDGE * FINE_EDGE), dtype=np.float32)
+    weight = np.float32(1 / FINE_EDGE_LEVEL)
     for k in range(len(thumbs)):  # one thumbnail at a time with OpenCV: ~10x faster than numpy over a batch
-        out[k] = (ry @ weigh(_gradient(np.ascontiguousarray(thumbs[k][top:]))) @ rx.T).reshape(-1)
-    out -= out.mean(axis=1, keepdims=True)
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    out /= np.where(norms > 0, norms, 1.0)
-    return out.astype(dtype, copy=False)
+        gradient = _gradient(np.ascontiguousarray(thumbs[k][top:]))
+        coarse[k] = (coarse_y @ (gradient > EDGE_LEVEL).astype(np.float32) @ coarse_x.T).reshape(-1)
+        fine[k] = (fine_y @ (np.minimum(gradient, FINE_EDGE_LEVEL) * weight) @ fine_x.T).reshape(-1)
+    return _unit_rows(coarse), _unit_rows(fine).astype(np.float16)
 
 
 def _gradient(t: np.ndarray) -> np.ndarray:
@@ -444,8 +441,9 @@ def nearest_pairs(vectors: np.ndarray, neighbours: int, pool: int = 0, min_simil
     n = len(vectors)
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
-    centre, basis = _pca_basis(np.asarray(vectors, dtype=np.float32))
-    projected = (vectors - centre) @ basis
+    centre, basis = _pca_basis(vectors)
+    projected = np.concatenate([(np.asarray(vectors[s:s + 5000], dtype=np.float32) - centre) @ basis
+                                for s in range(0, n, 5000)])  # a float16 set is not copied whole to float32
     k = min(max(neighbours, pool) + 1, n)  # the nearest is the vector itself
     _, found = cKDTree(projected).query(projected, k=k, workers=-1)
     hit = np.asarray(found).reshape(n, k)
@@ -474,8 +472,9 @@ def _pca_basis(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     spread over the set: what the candidates' k-d trees search in."""
     import numpy as np
 
-    centre = vectors.mean(axis=0)
-    sample = vectors[np.linspace(0, len(vectors) - 1, min(len(vectors), 4000)).astype(np.int64)] - centre
+    centre = vectors.mean(axis=0, dtype=np.float32)
+    sample = np.asarray(vectors[np.linspace(0, len(vectors) - 1, min(len(vectors), 4000)).astype(np.int64)],
+                        dtype=np.float32) - centre
     _, _, vt = np.linalg.svd(sample, full_matrices=False)
     return centre, np.ascontiguousarray(vt[:_PCA_DIMS].T)
 
