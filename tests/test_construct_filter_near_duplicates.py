@@ -1645,7 +1645,6 @@ def test_a_greyscale_copy_of_pale_lines_is_merged_and_one_pale_line_changed_is_n
     assert scores[1] == 0.0 and regions[1] > MAX_REGION
 
 
-
 def test_an_infographic_in_another_colour_map_is_a_candidate_by_its_finer_edges_and_merged() -> None:
     """An infographic drawn in greys whose palest block is hardly off the page (no edge at EDGE_LEVEL), and its
     copy in another colour map, among infographics of the same layout with other numbers in other colours and in
@@ -1678,8 +1677,9 @@ def test_an_infographic_in_another_colour_map_is_a_candidate_by_its_finer_edges_
 
 
 def test_nearest_pairs_from_a_pool_are_chosen_over_all_dimensions() -> None:
-    """With a pool, the nearest are chosen by the full vectors among the pool nearest in the PCA projection:
-    two vectors alike in their largest components but not in the rest are no longer each other's nearest."""
+    """With a pool, the nearest are chosen by the full vectors among the pool nearest in the PCA projection: with
+    the whole set as the pool they are the exact cosine's nearest, whatever the batch; a bound on the similarity
+    leaves the far ones out."""
     from zuhyo.construct.filter.near_duplicates import nearest_pairs
 
     rng = np.random.default_rng(0)
