@@ -251,7 +251,16 @@ def _one_thread_per_worker() -> None:
     """Runs once in each local worker: BLAS and OpenMP pools down to one thread, since the pool already puts one
     worker on each core (each worker would otherwise run as many BLAS threads as there are cores: the
     near-duplicate verification's matrix products ran no faster on two workers than in one process;
-    bench/README.md)."""
+    bench/README.md). OpenCV too, where the fork server loaded it (:data:`WORKER_PRELOAD`): a task that asks for
+    one thread around each call (the near-duplicate features, per image) then finds it so and sets nothing. In
+    one process on a loaded machine setting it and back cost up to ~1 ms a call; in the pool's workers the
+    hashing of 2,000 charts went from 5.6 / 5.5 s to 5.2 / 5.5 s, within the noise (bench/README.md,
+    "nineteenth session")."""
+    import sys
+
+    opencv = sys.modules.get("cv2")
+    if opencv is not None:
+        opencv.setNumThreads(1)
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:

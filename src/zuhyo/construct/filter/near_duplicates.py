@@ -258,10 +258,15 @@ def _thumbnail_and_share(im: Image | PngPixels) -> tuple[np.ndarray, float]:
 @contextlib.contextmanager
 def _opencv_one_thread() -> Iterator[None]:
     """OpenCV on one thread inside the block (then as before): thumbnails are too small to split, and the
-    executor's processes already use the cores."""
+    executor's processes already use the cores. Nothing is set where it is one already (a local worker's
+    setting: :func:`zuhyo.construct.executor._one_thread_per_worker`), so a worker's pool of OpenCV threads is not
+    made and unmade at every image."""
     import cv2
 
     threads = cv2.getNumThreads()
+    if threads == 1:
+        yield
+        return
     cv2.setNumThreads(1)
     try:
         yield
