@@ -306,8 +306,8 @@ def opencv_threads_inside_one_thread_block(_item: int) -> tuple[int, int]:
 
 def test_a_local_worker_runs_opencv_on_one_thread_from_its_start() -> None:
     """A local worker's OpenCV is on one thread before its first task (the fork server loaded it): the
-    near-duplicate features' per-image one-thread block then sets nothing, where setting it and back cost
-    ~1 ms an image. In the driver the block still gives back the count it found."""
+    near-duplicate features' per-image one-thread block then sets nothing, rather than making and unmaking the
+    worker's OpenCV thread pool at every image. In the driver the block still gives back the count it found."""
     pytest.importorskip("cv2")
     import cv2
 
