@@ -52,7 +52,10 @@ where it moved to).
 
 Speed: ECC and a comparison at full resolution for every pair cost ~100 ms a pair on the loaded 2-core machine,
 and most pairs at a look-alike corpus's second look are other data. So with a ``limit`` the thumbnail's window
-is compared first (a copy that it lines up passes without ECC); only the rest are refined. (A comparison
+is compared first (a copy that it lines up passes without ECC); only the rest are refined, but for a pair of one
+size drawn in strokes that the window lines up (:attr:`RegionCheck.other_strokes_lined_up`) while a share of
+its ink lies far from any of the other's (:attr:`RegionCheck.other_strokes_share`): a chart of one template with
+lines or markers of other data, which fails as it is. (A comparison
 tolerant of any alignment within 2.5 % of the long side, to fail charts with other data without ECC, once sat
 between the two: with ECC capped at 20 iterations it cost more than it saved on every corpus measured, and
 decided no pair otherwise; bench/README.md, "sixth session".)
@@ -168,6 +171,24 @@ class RegionCheck:
     stray_share_resampled: float = 0.1
     """The share of ``b``'s ink that a resampled pair's stray ink may reach in all, in regions of any size: four
     markers of a scatter of other data, each a region of ~24 px on a small copy's grid."""
+    other_strokes_lined_up: int = 1000
+    """The largest region (px) at the thumbnail verification's alignment under which a pair of charts drawn in
+    strokes, of one size (within :attr:`glyph_change`), is taken as lined up there (an alignment a few pixels off
+    doubles a chart's text and axes into regions of thousands), so that its stray ink
+    (:attr:`other_strokes_share`) can fail it before ECC. 0 turns this off."""
+    other_strokes_reach: int = 12
+    """How near (px, on the grid) ink of the other image explains a pixel of ink for :attr:`other_strokes_share`:
+    more than the few pixels a copy's strokes are off at the thumbnails' alignment."""
+    other_strokes_share: float = 0.06
+    """The share of ``b``'s ink that stray ink (ink of one image with no trace of the other's within
+    :attr:`other_strokes_reach` px) may reach in a pair of one size lined up at the thumbnails' alignment
+    (:attr:`other_strokes_lined_up`), both drawn in strokes (:attr:`ink_share`), before the pair fails without
+    being aligned again: lines and markers of other data in a chart of one template, whose axes, grid and text
+    line up. Such look-alikes took most of the second looks' time on the scale corpus. On the hard corpus's
+    fourteen studied seeds the lined-up pairs of one size that pass the second look had at most 0.0024 of such ink
+    (a chart drawn again at another size, left out, up to 0.058: its text keeps its size while the axes scale);
+    on the scale corpus's 2,000 charts 589 of 773 failing looks had more than 0.06 (bench/README.md, "twentieth
+    session")."""
     stray_trace: int = 16
     """How far from its backgrounds a pixel of the other image needs to be to explain ink near it: any trace of
     ink (a faint grid line resampled may fall under the ink's level in one image only)."""
@@ -862,7 +883,9 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     ``grey`` on luma (a greyscale copy).
 
     With ``limit`` (the most a copy may show) the refinement by ECC, most of the cost, is skipped when the
-    thumbnail's alignment alone leaves no region over ``limit`` (that region is returned).
+    thumbnail's alignment alone leaves no region over ``limit`` (that region is returned), and for a pair of one
+    size in strokes that this alignment lines up with stray ink over :attr:`RegionCheck.other_strokes_share` (its
+    region at this alignment, over ``limit``, is returned).
 
     With ``recolour`` (the thumbnails matched only so: a copy drawn with another palette or colour map) ``pa``'s
     colours are first mapped to those ``pb`` shows in their place, the map fitted on both on one grid
@@ -915,6 +938,9 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
             if not strays or (drawn := inks()) is None or not _strays_over(drawn, affine, check, resampled):
                 return first
             # the thumbnail's alignment may be a pixel or two off at this resolution: aligned again, below
+        elif (one_size and first <= check.other_strokes_lined_up and (drawn := inks()) is not None
+              and _other_strokes(drawn, affine, check)):
+            return first  # lined up, and yet lines or markers of one lie far from any of the other's: other data
     refined = _refined(g, affine, check.align_side, check.ecc_iterations)
     text = _text_scale(refined, native, check)
     # Drawn again at another resolution: glyphs and legend entries snapped to other pixels. Not with a JPEG: its
@@ -1080,6 +1106,15 @@ def _strays_over(strokes: _Strokes, affine: np.ndarray, check: RegionCheck, resa
     if largest > check.stray_limit_resampled:
         return largest
     return total if total > check.stray_share_resampled * cv2.countNonZero(strokes.ink_b) else 0
+
+
+def _other_strokes(strokes: _Strokes, affine: np.ndarray, check: RegionCheck) -> bool:
+    """Whether the pair's stray ink (:func:`_stray_ink`, ink explained within :attr:`RegionCheck.other_strokes_reach`
+    px) at ``affine`` is more than :attr:`RegionCheck.other_strokes_share` of ``b``'s ink."""
+    import cv2
+
+    _, total = _stray_ink(strokes, affine, replace(check, stray_reach=check.other_strokes_reach))
+    return total > check.other_strokes_share * cv2.countNonZero(strokes.ink_b)
 
 
 def _thin(ink: np.ndarray, check: RegionCheck) -> bool:
