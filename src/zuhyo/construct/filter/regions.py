@@ -187,8 +187,8 @@ class RegionCheck:
     line up. Such look-alikes took most of the second looks' time on the scale corpus. On the hard corpus's
     fourteen studied seeds the lined-up pairs of one size that pass the second look had at most 0.0024 of such ink
     (a chart drawn again at another size, left out, up to 0.058: its text keeps its size while the axes scale);
-    on the scale corpus's 2,000 charts 589 of 773 failing looks had more than 0.06 (bench/README.md, "twentieth
-    session")."""
+    of 800 second looks drawn from the scale corpus's 2,000 charts, 589 of the 773 that fail had more than 0.06
+    (bench/README.md, "twentieth session")."""
     stray_trace: int = 16
     """How far from its backgrounds a pixel of the other image needs to be to explain ink near it: any trace of
     ink (a faint grid line resampled may fall under the ink's level in one image only)."""
