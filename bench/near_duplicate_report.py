@@ -9,6 +9,10 @@ its original is in its group; a hard negative is merged when its original is; a 
 show one figure (:func:`classes`: two hard negatives of one original can be one). The baseline's links are all
 pairs within Hamming distance 10; a copy is found when the pair (copy, original) is among them.
 
+A second table takes each copy and each hard negative of its original as a pair, with no original between them
+(a user's folder may hold a resized copy of last year's chart and this year's with one number changed): the share
+of such pairs each method verifies, per transform of the copy (:func:`copies_against_negatives`).
+
     python bench/near_duplicate_report.py /tmp/zuhyo_hard_heldout [--n 1000] [--min-score 0.86] [--json out.json]
 """
 
@@ -27,9 +31,11 @@ from near_duplicates import _inspect_measured, _peak_rss_mib, run_anchor
 
 
 def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighbours: int | None,
-              star_clusters: bool = False) -> tuple[list[list[int]], dict[str, Any]]:
-    """zuhyo's groups (kept first) and timings; ``star_clusters``: the groups as the filter made them before
-    issue 22 (each star cluster's best member kept, all others dropped), to measure an older tree."""
+              star_clusters: bool = False, also: list[tuple[int, int]] = ()
+              ) -> tuple[list[list[int]], dict[str, Any], set[tuple[int, int]]]:
+    """zuhyo's groups (kept first), timings and which of the pairs ``also`` verify (as the filter verifies a
+    candidate pair, whether or not they are candidates); ``star_clusters``: the groups as the filter made them
+    before issue 22 (each star cluster's best member kept, all others dropped), to measure an older tree."""
     from zuhyo.construct.executor import map_items
     from zuhyo.construct.filter import near_duplicates as nd
     from zuhyo.construct.filter.feature_store import stack_features
@@ -67,9 +73,40 @@ def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighb
                                   lambda todo: nd.verify_scores(arrays, todo, score, images), score)
         groups = [[links[0].kept] + [link.dropped for link in links] for links in resolved]
     t4 = time.perf_counter()
+    verified_also = {(p.i, p.j) for p in nd.verified_pairs(arrays, list(also), score, executor=executor,
+                                                           images=images)} if also else set()
     return groups, {"hash_s": round(t1 - t0, 2), "candidates_s": round(t2 - t1, 2), "verify_s": round(t3 - t2, 2),
                     "resolve_s": round(t4 - t3, 2), "total_s": round(t4 - t0, 2), "candidates": len(cands),
-                    "verified": len(pairs), "peak_rss_workers_mib": round(worker_peak)}
+                    "verified": len(pairs), "peak_rss_workers_mib": round(worker_peak)}, verified_also
+
+
+def copies_against_negatives(items: list[dict[str, Any]], cls: list[int]) -> list[tuple[int, int]]:
+    """(low, high) index pairs of each copy and each hard negative of its original (other figures: ``cls``,
+    :func:`classes`). In the corpus the original is always there, and a negative joins a group only through it; a
+    user's folder may hold a copy of last year's chart (resized, recompressed, drawn again) and this year's with
+    one number changed, without the original. Measured pair by pair: is the pair verified?"""
+    negatives: dict[int, list[int]] = defaultdict(list)
+    for i, e in enumerate(items):
+        if e["role"] == "negative":
+            negatives[e["original"]].append(i)
+    return sorted((min(c, n), max(c, n)) for c, e in enumerate(items) if e["role"] == "copy"
+                  for n in negatives.get(e["original"], []) if cls[c] != cls[n])
+
+
+def against_negatives(items: list[dict[str, Any]], pairs: list[tuple[int, int]], verified: Any) -> dict[str, Any]:
+    """Of :func:`copies_against_negatives`' ``pairs``, those ``verified(a, b)``: in all, per transform of the
+    copy, and the hard negatives verified with at least one copy of their original."""
+    by: dict[str, list[int]] = defaultdict(list)
+    negatives: dict[int, int] = {}
+    for a, b in pairs:
+        copy, negative = (a, b) if items[a]["role"] == "copy" else (b, a)
+        hit = int(bool(verified(a, b)))
+        by["all"].append(hit)
+        by[f"transform {items[copy]['transform']}"].append(hit)
+        negatives[negative] = max(negatives.get(negative, 0), hit)
+    out: dict[str, Any] = {k: {"pairs": len(v), "verified": sum(v)} for k, v in sorted(by.items())}
+    out["negatives"] = {"negatives": len(negatives), "verified with a copy": sum(negatives.values())}
+    return out
 
 
 def classes(items: list[dict[str, Any]], datas: list[bytes]) -> list[int]:
@@ -127,22 +164,28 @@ def main() -> None:
     items = json.loads((args.corpus / "manifest.json").read_text())["items"][:args.n]
     datas = [(args.corpus / e["file"]).read_bytes() for e in items]
     result: dict[str, Any] = {"corpus": str(args.corpus), "n": len(items)}
-    groups, times = run_zuhyo(datas, args.executor, args.min_score, args.neighbours, args.star_clusters)
+    cls = classes(items, datas)
+    cross = copies_against_negatives(items, cls)
+    groups, times, cross_verified = run_zuhyo(datas, args.executor, args.min_score, args.neighbours,
+                                              args.star_clusters, cross)
     group_of = {i: g for g, members in enumerate(groups) for i in members}
     links = [(m, g[0]) for g in groups for m in g[1:]]
-    cls = classes(items, datas)
 
     def joined(a: int, b: int) -> bool:
         return a in group_of and group_of.get(b) == group_of[a]
 
     zuhyo = evaluate(items, cls, joined, links)
-    result["zuhyo"] = {**zuhyo, **times, "peak_rss_driver_mib": round(_peak_rss_mib())}
+    result["zuhyo"] = {**zuhyo, **times, "peak_rss_driver_mib": round(_peak_rss_mib()),
+                       "against copies": against_negatives(items, cross, lambda a, b: (a, b) in cross_verified)}
     if not args.no_anchor:
         pred, anchor_times = run_anchor(datas, args.executor)
         result["anchor pHash H<=10"] = {**evaluate(items, cls, lambda a, b: (min(a, b), max(a, b)) in pred,
-                                                   sorted(pred)), **anchor_times}
+                                                   sorted(pred)), **anchor_times,
+                                        "against copies": against_negatives(items, cross, lambda a, b: (a, b) in pred)}
     print(json.dumps({k: v for k, v in result["zuhyo"].items() if not isinstance(v, dict)}))
     print(markdown(result))
+    print()
+    print(against_markdown(result))
     if args.list:
         print("\n".join(mistakes(items, cls, links, joined, lambda i: groups[group_of[i]] if i in group_of else None)))
     if args.json is not None:
@@ -167,7 +210,7 @@ def mistakes(items: list[dict[str, Any]], cls: list[int], links: list[tuple[int,
 
 def markdown(result: dict[str, Any]) -> str:
     methods = [m for m in result if isinstance(result[m], dict)]
-    keys = sorted({k for m in methods for k, v in result[m].items() if isinstance(v, dict)},
+    keys = sorted({k for m in methods for k, v in result[m].items() if isinstance(v, dict) and k != "against copies"},
                   key=lambda k: (k.split()[0] not in ("all", "tuned", "held-out"), k))
     head = "| slice | " + " | ".join(f"{m} recall | {m} negatives merged" for m in methods) + " | copies / negatives |"
     rows = [head, "|---|" + "---:|" * (2 * len(methods) + 1)]
@@ -180,6 +223,23 @@ def markdown(result: dict[str, Any]) -> str:
         rows.append(f"| {k} | " + " | ".join(cells) + f" | {any_v.get('copies')} / {any_v.get('negatives')} |")
     rows.append("| precision (links) | " + " | ".join(f"{result[m]['precision']} ({result[m]['links']} links) | "
                                                      for m in methods) + " |")
+    return "\n".join(rows)
+
+
+def against_markdown(result: dict[str, Any]) -> str:
+    """The pairs of a copy and a hard negative of its original verified (:func:`against_negatives`), per method."""
+    methods = [m for m in result if isinstance(result[m], dict) and "against copies" in result[m]]
+    rows = ["| copy against a hard negative of its original | " + " | ".join(f"{m} verified" for m in methods)
+            + " | pairs |", "|---|" + "---:|" * (len(methods) + 1)]
+    first = result[methods[0]]["against copies"]
+    for k in [k for k in first if k != "negatives"]:
+        cells = [f"{result[m]['against copies'][k]['verified'] / max(1, first[k]['pairs']):.3f}" for m in methods]
+        rows.append(f"| {k} | " + " | ".join(cells) + f" | {first[k]['pairs']} |")
+    neg = first["negatives"]
+    cells = [f"{result[m]['against copies']['negatives']['verified with a copy'] / max(1, neg['negatives']):.3f}"
+             for m in methods]
+    rows.append("| hard negatives verified with a copy of their original | " + " | ".join(cells)
+                + f" | {neg['negatives']} negatives |")
     return "\n".join(rows)
 
 
