@@ -14,6 +14,7 @@ A second table takes each copy and each hard negative of its original as a pair,
 of such pairs each method verifies, per transform of the copy (:func:`copies_against_negatives`).
 
     python bench/near_duplicate_report.py /tmp/zuhyo_hard_heldout [--n 1000] [--min-score 0.86] [--json out.json]
+    python bench/near_duplicate_report.py /tmp/hard_s23 /tmp/hard_s24 ...   (each, then pooled)
 """
 
 from __future__ import annotations
@@ -138,18 +139,51 @@ def evaluate(items: list[dict[str, Any]], cls: list[int], found: Any, links: lis
         split = "tuned kinds" if e["kind"] in TUNE_KINDS else "held-out kinds"
         for key in ("all", split, f"kind {e['kind']}", *([f"transform {e['transform']}"] if "transform" in e else [])):
             by[key][e["role"]].append(hit)
-    out: dict[str, Any] = {"links": len(links), "precision": round(correct / len(links), 4) if links else 1.0}
-    for key, roles in sorted(by.items()):
-        copies, negatives = roles.get("copy", []), roles.get("negative", [])
-        out[key] = {"recall": round(sum(copies) / len(copies), 3) if copies else None, "copies": len(copies),
-                    "negatives_merged": round(sum(negatives) / len(negatives), 3) if negatives else None,
-                    "negatives": len(negatives)}
+    return rates({"links": len(links), "correct": correct,
+                  **{key: {"copies": len(roles.get("copy", [])), "found": sum(roles.get("copy", [])),
+                           "negatives": len(roles.get("negative", [])), "merged": sum(roles.get("negative", []))}
+                     for key, roles in sorted(by.items())}})
+
+
+def rates(counts: dict[str, Any]) -> dict[str, Any]:
+    """``counts`` (:func:`evaluate`'s, or several corpora's summed: :func:`pooled`) with precision, recall and the
+    share of negatives merged."""
+    out: dict[str, Any] = {"links": counts["links"], "correct": counts["correct"],
+                           "precision": round(counts["correct"] / counts["links"], 4) if counts["links"] else 1.0}
+    for key, c in counts.items():
+        if isinstance(c, dict):
+            out[key] = {**c, "recall": round(c["found"] / c["copies"], 3) if c["copies"] else None,
+                        "negatives_merged": round(c["merged"] / c["negatives"], 3) if c["negatives"] else None}
+    return out
+
+
+def pooled(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several corpora's results (:func:`report` of each) as one: every count summed, the rates of the sums."""
+    out: dict[str, Any] = {"corpus": [r["corpus"] for r in results], "n": sum(r["n"] for r in results)}
+    for method in [m for m in results[0] if isinstance(results[0][m], dict)]:
+        counts: dict[str, Any] = {"links": 0, "correct": 0}
+        against: dict[str, dict[str, int]] = {}
+        for r in results:
+            m = r[method]
+            counts["links"] += m["links"]
+            counts["correct"] += m["correct"]
+            for key, v in m.items():
+                if isinstance(v, dict) and key != "against copies":
+                    c = counts.setdefault(key, {"copies": 0, "found": 0, "negatives": 0, "merged": 0})
+                    for f in c:
+                        c[f] += v[f]
+            for key, v in m.get("against copies", {}).items():
+                a = against.setdefault(key, dict.fromkeys(v, 0))
+                for f in v:
+                    a[f] = a.get(f, 0) + v[f]
+        out[method] = {**rates(counts), **({"against copies": against} if against else {})}
     return out
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("corpus", type=Path, help="folder made by bench/hard_corpus.py")
+    p.add_argument("corpus", type=Path, nargs="+", help="folder(s) made by bench/hard_corpus.py; with several, each "
+                   "is reported and then all of them pooled (counts summed)")
     p.add_argument("--n", type=int, default=None, help="the first N items (all by default)")
     p.add_argument("--executor", default="local")
     p.add_argument("--min-score", type=float, default=None)
@@ -161,9 +195,33 @@ def main() -> None:
     p.add_argument("--list", action="store_true", help="also list zuhyo's false links and the copies it did not "
                    "join to their original, each with its group (the items' roles, kinds and transforms)")
     args = p.parse_args()
-    items = json.loads((args.corpus / "manifest.json").read_text())["items"][:args.n]
-    datas = [(args.corpus / e["file"]).read_bytes() for e in items]
-    result: dict[str, Any] = {"corpus": str(args.corpus), "n": len(items)}
+    results = [report(corpus, args) for corpus in args.corpus]
+    for result in results:
+        if len(results) > 1:
+            print(f"\n## {result['corpus']}\n")
+        print(json.dumps({k: v for k, v in result["zuhyo"].items() if not isinstance(v, dict)}))
+        print(markdown(result))
+        print()
+        print(against_markdown(result))
+        if args.list:
+            print("\n".join(result.pop("mistakes")))
+    out: dict[str, Any] = results[0]
+    if len(results) > 1:
+        out = {"corpora": results, "pooled": pooled(results)}
+        print(f"\n## pooled: {len(results)} corpora, {out['pooled']['n']} items\n")
+        print(markdown(out["pooled"]))
+        print()
+        print(against_markdown(out["pooled"]))
+    if args.json is not None:
+        args.json.write_text(json.dumps(out, indent=1))
+
+
+def report(corpus: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """One corpus: zuhyo's and (unless ``--no-anchor``) the baseline's :func:`evaluate`, with the pairs of
+    :func:`copies_against_negatives`."""
+    items = json.loads((corpus / "manifest.json").read_text())["items"][:args.n]
+    datas = [(corpus / e["file"]).read_bytes() for e in items]
+    result: dict[str, Any] = {"corpus": str(corpus), "n": len(items)}
     cls = classes(items, datas)
     cross = copies_against_negatives(items, cls)
     groups, times, cross_verified = run_zuhyo(datas, args.executor, args.min_score, args.neighbours,
@@ -182,14 +240,10 @@ def main() -> None:
         result["anchor pHash H<=10"] = {**evaluate(items, cls, lambda a, b: (min(a, b), max(a, b)) in pred,
                                                    sorted(pred)), **anchor_times,
                                         "against copies": against_negatives(items, cross, lambda a, b: (a, b) in pred)}
-    print(json.dumps({k: v for k, v in result["zuhyo"].items() if not isinstance(v, dict)}))
-    print(markdown(result))
-    print()
-    print(against_markdown(result))
     if args.list:
-        print("\n".join(mistakes(items, cls, links, joined, lambda i: groups[group_of[i]] if i in group_of else None)))
-    if args.json is not None:
-        args.json.write_text(json.dumps(result, indent=1))
+        result["mistakes"] = mistakes(items, cls, links, joined,
+                                      lambda i: groups[group_of[i]] if i in group_of else None)
+    return result
 
 
 def mistakes(items: list[dict[str, Any]], cls: list[int], links: list[tuple[int, int]], joined: Any,
