@@ -575,7 +575,7 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
 
 
 def content_box(thumb: np.ndarray, floor: int = 8, contrast: int = 32, outliers: float = 0.01, ends: float = 0.04,
-                least: float = 0.3) -> tuple[int, int, int, int]:
+                least: float = 0.3, rim: float = 0.03, rim_margin: int = 2) -> tuple[int, int, int, int]:
     """(top, bottom, left, right), end exclusive: ``thumb`` (h x w x channels uint8) without its uniform borders.
 
     A row (column) is uniform when its ink - each pixel's largest channel difference from the line's mean colour,
@@ -586,6 +586,14 @@ def content_box(thumb: np.ndarray, floor: int = 8, contrast: int = 32, outliers:
     given a tinted margin is trimmed to the same content as its original, which is trimmed too. Nothing is cut
     when less than ``least`` of a side would remain (a blank image). A thin frame line is left out by ``ends``; a
     thick frame of one colour around a padding of another is not trimmed (each layer's lines cross the other's).
+
+    First, when two opposite edges of the image both have a rim - lines that are not uniform, at most ``rim`` of
+    the side deep, then at least ``rim_margin`` uniform ones - every rim is cut: a rotation fills a copy's corners
+    with wedges of a colour of its own (white) along the edges, a pixel or three deep in a thumbnail, so its outer
+    lines are two-coloured, and on a tinted page nothing was cut - the copy showed its whole image where its
+    original showed its figure (every rotated copy of a chart on a grey or cream page that the hard corpus's
+    studied seeds lost; bench/README.md, "twenty-first session"). A rim on one side alone is the figure's own: a
+    title a crop cut through.
 
     Ink summed, not pixels counted: shrinking spreads a thin line over one thumbnail pixel or two depending on
     where it falls, and keeps its sum. A line's faint end one pixel wide in a PNG chart was within the outliers a
@@ -619,6 +627,22 @@ def content_box(thumb: np.ndarray, floor: int = 8, contrast: int = 32, outliers:
         inner = np.flatnonzero(~flags)
         return (0, len(flags)) if len(inner) == 0 else (int(inner[0]), int(inner[-1]) + 1)
 
+    def past_rim(lines: np.ndarray) -> int:
+        # how many of the lines (uniform or not, from this end) are a rim - not uniform, then a uniform margin
+        outer = np.flatnonzero(lines[:int(rim * len(lines)) + 1])
+        if not len(outer) or lines[0] or len(lines) - outer[0] < rim_margin \
+                or not lines[outer[0]:outer[0] + rim_margin].all():
+            return 0
+        return int(outer[0])
+
+    if rim > 0:
+        # A rotation about the centre fills wedges along opposite edges alike (the top's from one corner, the
+        # bottom's from the other; on the short sides they may be under a pixel): a rim on one side alone is the
+        # figure's own (a title a crop cut through).
+        rows, cols = uniform((0, h, 0, w), 1), uniform((0, h, 0, w), 0)
+        rims = (past_rim(rows), past_rim(rows[::-1]), past_rim(cols), past_rim(cols[::-1]))
+        if (rims[0] and rims[1]) or (rims[2] and rims[3]):
+            top, bottom, left, right = rims[0], h - rims[1], rims[2], w - rims[3]
     for _ in range(4):
         before = (top, bottom, left, right)
         a, b = span(uniform((top, bottom, left, right), 1))
