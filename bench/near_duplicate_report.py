@@ -24,6 +24,7 @@ import inspect
 import json
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from near_duplicates import _inspect_measured, _peak_rss_mib, run_anchor
 
 
 def run_zuhyo(datas: list[bytes], executor: str, min_score: float | None, neighbours: int | None,
-              star_clusters: bool = False, also: list[tuple[int, int]] = ()
+              star_clusters: bool = False, also: Sequence[tuple[int, int]] = ()
               ) -> tuple[list[list[int]], dict[str, Any], set[tuple[int, int]]]:
     """zuhyo's groups (kept first), timings and which of the pairs ``also`` verify (as the filter verifies a
     candidate pair, whether or not they are candidates); ``star_clusters``: the groups as the filter made them
@@ -175,7 +176,7 @@ def pooled(results: list[dict[str, Any]]) -> dict[str, Any]:
             for key, v in m.get("against copies", {}).items():
                 a = against.setdefault(key, dict.fromkeys(v, 0))
                 for f in v:
-                    a[f] = a.get(f, 0) + v[f]
+                    a[f] += v[f]
         out[method] = {**rates(counts), **({"against copies": against} if against else {})}
     return out
 

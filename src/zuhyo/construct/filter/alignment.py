@@ -635,6 +635,7 @@ def content_box(thumb: np.ndarray, floor: int = 8, contrast: int = 32, outliers:
             return 0
         return int(outer[0])
 
+    rows = None  # the whole image's row flags, when found for the rims: the first pass below starts from them
     if rim > 0:
         # A rotation about the centre fills wedges along opposite edges alike (the top's from one corner, the
         # bottom's from the other; on the short sides they may be under a pixel): a rim on one side alone is the
@@ -643,9 +644,11 @@ def content_box(thumb: np.ndarray, floor: int = 8, contrast: int = 32, outliers:
         rims = (past_rim(rows), past_rim(rows[::-1]), past_rim(cols), past_rim(cols[::-1]))
         if (rims[0] and rims[1]) or (rims[2] and rims[3]):
             top, bottom, left, right = rims[0], h - rims[1], rims[2], w - rims[3]
+            rows = None
     for _ in range(4):
         before = (top, bottom, left, right)
-        a, b = span(uniform((top, bottom, left, right), 1))
+        a, b = span(uniform((top, bottom, left, right), 1) if rows is None else rows)
+        rows = None
         top, bottom = top + a, top + b
         a, b = span(uniform((top, bottom, left, right), 0))
         left, right = left + a, left + b
