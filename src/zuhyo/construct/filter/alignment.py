@@ -92,6 +92,19 @@ class Comparison:
     :func:`palette_changed` to judge the coloured ink by those shades alone (areas: bars, wedges, cells). A
     scatter's few markers in a resized JPEG copy (62 px of a thumbnail in mapped shades) have their colours moved
     by its chroma's blur, not by a palette."""
+    palette_moved: float = 0.4
+    """Share of the ink (or of the coloured ink) whose colours a map must move by more than the residual level for
+    :func:`palette_changed` to call it another palette or colour map (:func:`compare` with ``recolour``). One
+    cell, region or wedge of other data moves a few per cent; viridis drawn again in cividis keeps its yellows and
+    moves 45-50 % of the coloured ink (bench/README.md, "twenty-second session": 0.5 lost such maps)."""
+    palette_hint_moved: float = 0.5
+    """The same share for :func:`palette_moves`, the hint that a pair verified as it is was drawn with another
+    palette (its second look then maps the colours): at 0.4 a rotated line chart was mapped and lost."""
+    recolour_solid: int = 20
+    """Pixels of solid difference over which a pair verified as it is is also compared with its colours mapped
+    (:func:`directed_scores`) where :func:`palette_moves` sees no palette moved: as it is, the tone test fails it
+    (``near_duplicates.SOLID_NO_LOOK``), and a map that keeps some shades (viridis drawn again in cividis keeps
+    its yellows) moves less of the ink than the hint asks."""
     palette_contrast: float = 0.25
     """Share of its distance from the page the ink must keep under a colour map for :func:`palette_changed` to
     call the map a palette: one that sends the marks to the page's colour makes another chart's marks vanish
@@ -353,14 +366,15 @@ def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(
 
 
 def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Comparison(),
-                    bins: np.ndarray | None = None) -> bool:
-    """Whether ``table`` (:func:`colour_map` of ``window``) moves the colours of most of ``window``'s ink (its
-    pixels off the most common bin), or of most of its coloured ink (chroma over
-    :attr:`Comparison.palette_chroma`), by more than :attr:`Comparison.residual_level`: a copy drawn with another
-    palette or colour map. A chart with one cell, region or wedge of other data moves one colour, not most of
-    the ink, so it is not compared as recoloured. The coloured ink is a chart's palette without its black text,
-    grey axes and tinted backgrounds: a scatter's markers or a single red series drawn again in blue are most of
-    that, if not of all the ink. ``bins``: ``window``'s :func:`_colour_bins` where already found."""
+                    bins: np.ndarray | None = None, share: float | None = None) -> bool:
+    """Whether ``table`` (:func:`colour_map` of ``window``) moves the colours of a ``share`` of ``window``'s ink
+    (its pixels off the most common bin), or of its coloured ink (chroma over :attr:`Comparison.palette_chroma`),
+    by more than :attr:`Comparison.residual_level` (``share``: :attr:`Comparison.palette_moved` unless given): a
+    copy drawn with another palette or colour map. A chart with one cell, region or wedge of other data moves one
+    colour, not that much of the ink, so it is not compared as recoloured. The coloured ink is a chart's palette
+    without its black text, grey axes and tinted backgrounds: a scatter's markers or a single red series drawn
+    again in blue are most of that, if not of all the ink. ``bins``: ``window``'s :func:`_colour_bins` where
+    already found."""
     import cv2
     import numpy as np
 
@@ -385,9 +399,10 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
     if coloured[mapped].sum() >= max(0.5 * coloured.sum(), cmp.palette_areas * bins.size):
         coloured = coloured * mapped
     least = (0, cmp.palette_least * bins.size)  # a few coloured pixels (JPEG's chroma noise) are no palette
+    share = cmp.palette_moved if share is None else share
     for ink, fewest in zip((count, coloured), least, strict=True):
         ink[background] = 0
-        if ink.sum() > max(0, fewest) and ink[moved].sum() >= 0.5 * ink.sum():
+        if ink.sum() > max(0, fewest) and ink[moved].sum() >= share * ink.sum():
             return True
     return False
 
@@ -441,7 +456,8 @@ def palette_moves(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, cmp: Compa
     for the second look, which fits the map on areas at its resolution."""
     window = warped(ta, affine)
     bins = _colour_bins(window)
-    return palette_changed(window, colour_map(window, tb, cmp, areas=False, bins=bins), cmp, bins=bins)
+    table = colour_map(window, tb, cmp, areas=False, bins=bins)
+    return palette_changed(window, table, cmp, bins=bins, share=cmp.palette_hint_moved)
 
 
 def recoloured(px: np.ndarray, table: np.ndarray, bins: np.ndarray | None = None) -> np.ndarray:
@@ -474,8 +490,8 @@ def compare(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, ink_b: int, cmp:
     centres to ``ta``'s: :func:`window_affine` of a window, or refined; both side x side x 3 uint8),
     ``ink_b`` being ``tb``'s :attr:`Prepared.ink`; with ``grey`` both are compared on their luma; with
     ``recolour`` ``a``'s colours are first mapped to those ``b`` shows in their place (:func:`colour_map`: a copy
-    drawn with another palette or colour map; when the map does not move most of ``a``'s ink
-    (:func:`palette_changed`) the pair scores 0)."""
+    drawn with another palette or colour map; when the map does not move enough of ``a``'s ink
+    (:func:`palette_changed`) the pair scores 0 with the whole grid as its solid difference)."""
     import cv2
     import numpy as np
 
@@ -548,10 +564,11 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
             # on the thumbnail, not at the second look): the second look maps the colours too.
             moves = palette_moves(thumbs[a], thumbs[b], affines[q], cmp)
             mapped[q] = not grey and moves
-            if moves and solids[q] > (cmp.grey_map_solid if grey else 0):
+            if (moves or solids[q] > cmp.recolour_solid) and solids[q] > (cmp.grey_map_solid if grey else 0):
                 # ... and its solid difference is of the colours mapped: the bars of a chart drawn again in other
                 # colours, or in greys, agree in shape, not in tone (the tone test would fail them). A grey pair
-                # (a greyscale copy agrees in tone on luma) only when its tones differ as they are.
+                # (a greyscale copy agrees in tone on luma) only when its tones differ as they are. A solid
+                # difference the tone test fails is tried so even where the palette hardly moves by the hint.
                 _, solid = compare(thumbs[a], thumbs[b], affines[q], int(prep.ink[b]), cmp, recolour=True)
                 if solid < solids[q]:
                     solids[q], mapped[q] = solid, True
@@ -563,9 +580,13 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
                 scores[q], solids[q], affines[q] = score, solid, refined
         if scores[q] < refine_below:  # grey pairs too: a colour map drawn again in greys is not a greyscale copy
             score, solid = compare(thumbs[a], thumbs[b], affines[q], int(prep.ink[b]), cmp, recolour=True)
-            if score >= cmp.refine_from and solid > 0:
-                # The profiles are of luma, which another palette changes: they can pick a wrong window (a pie's
-                # wedges in pastels), so a pair that nearly verifies so is tried on the whole image too.
+            moved = solid != side * side  # else the map moved no palette (palette_changed) and scored nothing
+            # The profiles are of luma, which another palette changes: they can pick a wrong window (a pie's wedges
+            # in pastels), so a pair that nearly verifies so is tried on the whole image too; and so is any pair of
+            # a grey image and a colour one whose palette moved: a colour map's luma need not even keep the grey
+            # one's order (Greys darkens as plasma brightens), and its window can be anywhere.
+            if (score >= cmp.refine_from and solid > 0) or (
+                    moved and prep.grey[a] != prep.grey[b] and not np.allclose(affines[q], whole)):
                 whole_score, whole_solid = compare(thumbs[a], thumbs[b], whole, int(prep.ink[b]), cmp, recolour=True)
                 if whole_score > score:
                     score, solid, affines[q] = whole_score, whole_solid, whole

@@ -85,6 +85,18 @@ passed it, while copies with a solid difference that far over (a colour-map chan
 on thumbnails) agree in at least 0.969 of their ink (bench/README.md)."""
 SOLID_NO_LOOK_BELOW = 0.95
 """See :data:`SOLID_NO_LOOK`."""
+
+
+def tone_fails(scores: np.ndarray, solids: np.ndarray, side: int = THUMB) -> np.ndarray:
+    """(m,) bool: the pairs whose thumbnails (``side`` px) differ in tone too much to show one image, whatever a
+    second look would find: a solid difference over :data:`MAX_SOLID_SHARE` of the body, or over
+    :data:`SOLID_NO_LOOK` with a score under :data:`SOLID_NO_LOOK_BELOW`."""
+    import numpy as np
+
+    body = side * (side - round(TITLE_BAND * side))
+    return np.asarray((solids > MAX_SOLID_SHARE * body) | ((solids > SOLID_NO_LOOK) & (scores < SOLID_NO_LOOK_BELOW)))
+
+
 MAX_REGION = 40
 """Pixels of the largest difference region (:func:`zuhyo.construct.filter.regions.largest_region`, at the images'
 own resolution) a copy may show. On the hard corpus's tuning split (bench/README.md) the changed number of a table
@@ -594,7 +606,13 @@ def scored_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
             s1, d1, m1, c1 = directed_scores(thumbs, prepared, a, b, refine_below=refine_below)
             s2, d2, m2, c2 = directed_scores(thumbs, prepared, b, a, refine_below=refine_below)
             e1, e2 = np.where(d1 <= limit, s1, 0.0), np.where(d2 <= limit, s2, 0.0)
-            first = e1 >= e2
+            if max_solid is None:
+                # A direction the tone test fails (verify_scores) is kept only where the other fails it too: a copy
+                # drawn with another colour map verifies as it is in one direction and recoloured in the other.
+                f1, f2 = tone_fails(e1, d1, thumbs.shape[1]), tone_fails(e2, d2, thumbs.shape[1])
+                first = np.where(f1 == f2, e1 >= e2, f2)
+            else:
+                first = e1 >= e2
             scores[s:s + batch] = np.where(first, e1, e2)
             solids[s:s + batch] = np.where(first, d1, d2)
             forward[s:s + batch] = first
@@ -785,9 +803,7 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
         return scores, solids, regions
     # Thumbnails whose solid difference covers a large part of the body differ in tone everywhere (by less than
     # the second look's level, more than the solid test's): other images, whatever the second look finds.
-    body = thumbs.shape[1] * (thumbs.shape[1] - round(TITLE_BAND * thumbs.shape[1]))
-    scores = np.where(solids > MAX_SOLID_SHARE * body, 0.0, scores)
-    scores = np.where((solids > SOLID_NO_LOOK) & (scores < SOLID_NO_LOOK_BELOW), 0.0, scores)
+    scores = np.where(tone_fails(scores, solids, thumbs.shape[1]), 0.0, scores)
     todo = np.flatnonzero(scores >= min_score)
     grey = prepared.grey[pairs[:, 0]] | prepared.grey[pairs[:, 1]]
     if executor is None or len(todo) <= region_chunk:
