@@ -84,6 +84,15 @@ class RegionCheck:
     """Long side (px) of the content compared at most; larger images are shrunk to it."""
     align_side: int = 256
     """Long side of the versions the affine is refined on (ECC)."""
+    finer_side: int = 384
+    """Long side of the versions the affine is refined on once more (ECC, from the first refinement) when a region
+    over the limit and at most :attr:`finer_up_to` is left: a pixel at 256 px is two to four at the grid's
+    resolution, and the bold labels of a screenshot's tiles, a padded or cropped log-log chart, showed 56-256 px
+    of edges so misaligned (bench/README.md, "twenty-second session"). 0 turns this off."""
+    finer_up_to: int = 400
+    """See :attr:`finer_side`. The finer alignment is taken where it leaves at most half the limit: it is for a
+    misalignment, which it explains whole (the copies it found then showed 0 px), not for a difference it only
+    shrinks to the limit (a table drawn again at another size against another's hard negative, 116 -> 40 px)."""
     ecc_iterations: int = 20
     """Iterations of ECC at most: on the tuning splits 20 instead of 40 decided every pair of the second look as
     before, and on 2,000 charts of the scale corpus all but one other pair (it no longer passed), in 80 % of the
@@ -887,6 +896,9 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     size in strokes that this alignment lines up with stray ink over :attr:`RegionCheck.other_strokes_share` (its
     region at this alignment, over ``limit``, is returned).
 
+    A region over the limit left by the refinement, up to :attr:`RegionCheck.finer_up_to`, is looked at once more
+    aligned on finer versions (:attr:`RegionCheck.finer_side`), taken where that leaves at most half the limit.
+
     With ``recolour`` (the thumbnails matched only so: a copy drawn with another palette or colour map) ``pa``'s
     colours are first mapped to those ``pb`` shows in their place, the map fitted on both on one grid
     (:func:`zuhyo.construct.filter.alignment.colour_map`).
@@ -947,6 +959,14 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     # blocks move a glyph's edges too, and a resized JPEG copy of one chart came within a shift of a look-alike.
     shift = check.shift_reach if faint and resized else 0
     found = _region(g, refined, check, text=text, limit=bound, shift=shift)
+    if check.finer_side > 0 and bound < found <= check.finer_up_to:
+        # the first refinement a pixel or two off at this resolution: refined once more, on finer versions
+        finer = _ecc(g.gb, g.ga, refined, check.finer_side, check.ecc_iterations)
+        if finer is not None:
+            finer_text = _text_scale(finer, native, check)
+            again = _region(g, finer, check, text=finer_text, limit=bound, shift=shift)
+            if again <= bound // 2:
+                found, refined, text = again, finer, finer_text
     pieces: list[Piece] = []
     if found > bound and check.layout_gap > 0 and native is not None and _size_change(native) >= check.piece_size:
         # drawn again at another size: its colour bar, legend or panels moved apart from one another
