@@ -1519,16 +1519,22 @@ def test_a_map_in_another_colour_map_is_merged_not_with_one_region_of_other_data
     in the colour bar). Leaving such shades uncompared - a continuous map's neighbouring shades share a bin that
     another map draws far apart - merged maps lost on the hard corpus, and merged this one (bench/README.md,
     "fifteenth session")."""
+    _assert_map_recoloured_merged_not_one_region_changed(np.random.default_rng(3).uniform(0, 1, 30), "magma", "RdYlBu")
+
+
+def _assert_map_recoloured_merged_not_one_region_changed(values: np.ndarray, cmap: str, again: str,
+                                                         changed: int = 7) -> None:
+    """A choropleth of ``values`` in ``cmap`` and the same drawn again in ``again`` verify as one figure; the
+    one drawn again with region ``changed`` of other data does not."""
     from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
 
-    values = np.random.default_rng(3).uniform(0, 1, 30).round(2)
+    values = values.round(2)
     other = values.copy()
-    other[7] = 1 - other[7]
-    images = [_choropleth(values, "magma"), _choropleth(values, "RdYlBu"), _choropleth(other, "RdYlBu")]
-    arrays = _arrays(images)
-    scores, _, regions = verify_scores(arrays, np.array([[0, 1], [0, 2]]), images=images.__getitem__)
-    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
-    assert scores[1] == 0.0 or regions[1] > MAX_REGION
+    other[changed] = 1 - other[changed]
+    images = [_choropleth(values, cmap), _choropleth(values, again), _choropleth(other, again)]
+    scores, _, regions = verify_scores(_arrays(images), np.array([[0, 1], [0, 2]]), images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION, again
+    assert scores[1] == 0.0 or regions[1] > MAX_REGION, again
 
 
 def test_a_map_in_greys_drawn_again_in_colours_is_merged_not_with_one_region_of_other_data() -> None:
@@ -1537,17 +1543,9 @@ def test_a_map_in_greys_drawn_again_in_colours_is_merged_not_with_one_region_of_
     corpus lost 3 such maps of 17, at the tone test). A pair of a grey image and a colour one whose palette moved
     is also tried recoloured on the whole image (alignment.directed_scores); one region of other data still
     fails."""
-    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
-
     for seed, cmap in ((4, "plasma"), (5, "viridis")):
-        values = np.random.default_rng(seed).uniform(0, 1, 30).round(2)
-        other = values.copy()
-        other[7] = 1 - other[7]
-        images = [_choropleth(values, "Greys"), _choropleth(values, cmap), _choropleth(other, cmap)]
-        arrays = _arrays(images)
-        scores, _, regions = verify_scores(arrays, np.array([[0, 1], [0, 2]]), images=images.__getitem__)
-        assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION, cmap
-        assert scores[1] == 0.0 or regions[1] > MAX_REGION, cmap
+        _assert_map_recoloured_merged_not_one_region_changed(np.random.default_rng(seed).uniform(0, 1, 30), "Greys",
+                                                             cmap)
 
 
 def _mostly_high(seed: int, regions: int = 30) -> np.ndarray:
@@ -1563,16 +1561,7 @@ def test_a_map_drawn_again_in_a_colour_map_that_keeps_its_yellows_is_merged_not_
     that verifies with such a solid difference is tried recoloured (Comparison.recolour_solid), a map moving 40 %
     of the ink is a palette (Comparison.palette_moved), and the direction the tone test fails is not the one kept
     (near_duplicates.scored_directions). One region of other data still fails."""
-    from zuhyo.construct.filter.near_duplicates import MAX_REGION, verify_scores
-
-    values = _mostly_high(3).round(2)
-    other = values.copy()
-    other[2] = 1 - other[2]
-    images = [_choropleth(values, "viridis"), _choropleth(values, "cividis"), _choropleth(other, "cividis")]
-    arrays = _arrays(images)
-    scores, _, regions = verify_scores(arrays, np.array([[0, 1], [0, 2]]), images=images.__getitem__)
-    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION
-    assert scores[1] == 0.0 or regions[1] > MAX_REGION
+    _assert_map_recoloured_merged_not_one_region_changed(_mostly_high(3), "viridis", "cividis", changed=2)
 
 
 def _pale_loglog(seed: int) -> bytes:
