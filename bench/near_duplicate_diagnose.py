@@ -31,13 +31,12 @@ def diagnose(corpus: Path, n: int | None) -> list[dict[str, Any]]:
     pairs = np.array([(min(a, b), max(a, b)) for a, b in planted], dtype=np.int64)
     scores, solids = nd.score_pairs(arrays.thumbs, arrays.prepared, pairs, max_solid=None,
                                    refine_below=nd.DEFAULT_MIN_SCORE)
-    body = nd.THUMB * (nd.THUMB - round(nd.TITLE_BAND * nd.THUMB))
     regions = nd.region_scores(arrays.thumbs, arrays.prepared, pairs, datas, limit=None)
     out = []
     for k, (i, o) in enumerate(planted):
         e = items[i]
         stage = ("candidates" if tuple(pairs[k]) not in cands else
-                 "tone" if solids[k] > nd.MAX_SOLID_SHARE * body else
+                 "tone" if nd.tone_fails(scores[k:k + 1], solids[k:k + 1])[0] else
                  "thumbnail" if scores[k] < nd.DEFAULT_MIN_SCORE else
                  "region" if regions[k] > nd.MAX_REGION else "merged")
         out.append({"item": i, "original": o, "role": e["role"], "kind": e["kind"],

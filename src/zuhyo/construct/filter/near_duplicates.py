@@ -590,7 +590,8 @@ def scored_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
                       ) -> tuple[np.ndarray, np.ndarray, Directions]:
     """:func:`score_pairs` and the :class:`Directions` the scores came from: per pair whether the better
     direction shows the second image in the first or the first in the second, its alignment and whether its
-    colours were mapped."""
+    colours were mapped. Without ``max_solid`` (a second look judges the pair) a direction the tone test fails
+    (:func:`tone_fails`) is the better one only where the other fails it too."""
     import numpy as np
 
     from zuhyo.construct.filter.alignment import directed_scores
