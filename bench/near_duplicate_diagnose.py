@@ -32,11 +32,12 @@ def diagnose(corpus: Path, n: int | None) -> list[dict[str, Any]]:
     scores, solids = nd.score_pairs(arrays.thumbs, arrays.prepared, pairs, max_solid=None,
                                    refine_below=nd.DEFAULT_MIN_SCORE)
     regions = nd.region_scores(arrays.thumbs, arrays.prepared, pairs, datas, limit=None)
+    toned = nd.tone_fails(scores, solids)
     out = []
     for k, (i, o) in enumerate(planted):
         e = items[i]
         stage = ("candidates" if tuple(pairs[k]) not in cands else
-                 "tone" if nd.tone_fails(scores[k:k + 1], solids[k:k + 1])[0] else
+                 "tone" if toned[k] else
                  "thumbnail" if scores[k] < nd.DEFAULT_MIN_SCORE else
                  "region" if regions[k] > nd.MAX_REGION else "merged")
         out.append({"item": i, "original": o, "role": e["role"], "kind": e["kind"],
