@@ -16,9 +16,9 @@ pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with prec
 * what every comparison of the image reuses (:class:`zuhyo.construct.filter.alignment.Prepared`: profiles, ink).
 
 Candidates (:func:`candidate_pairs`): a copy cropped by a few per cent shows about one window of its original, so
-each crop window's descriptor is looked up among the whole-image descriptors (a k-d tree over a PCA projection,
-``scipy.spatial.cKDTree``: n log n, never all pairs), and each image keeps its :data:`DEFAULT_NEIGHBOURS`
-nearest. Each candidate pair is verified (:func:`score_pairs`, vectorised over pairs in
+each image's whole-image descriptor is looked up among all the images' crop-window descriptors (a k-d tree over a
+PCA projection, ``scipy.spatial.cKDTree``: n log n, never all pairs), and each image keeps the
+:data:`DEFAULT_NEIGHBOURS` images whose windows lie nearest. Each candidate pair is verified (:func:`score_pairs`, vectorised over pairs in
 :mod:`zuhyo.construct.filter.alignment`) by aligning one thumbnail to the other for a crop of up to 10 % per axis and
 comparing colours: the score is 1 minus the share of the chart's ink that differs beyond what a pixel of
 misalignment explains, and a pair whose aligned difference contains a solid patch (more than :data:`MAX_SOLID`
@@ -499,45 +499,76 @@ def _pca_basis(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
-                    max_distance: float = DEFAULT_MAX_DESCRIPTOR_DISTANCE, batch: int = 5000) -> np.ndarray:
+                    max_distance: float = DEFAULT_MAX_DESCRIPTOR_DISTANCE, batch: int = 5000,
+                    chunk: int = 20000, windows_each: int = 3) -> np.ndarray:
     """(m, 2) index pairs i < j: for each image j, the ``neighbours`` images i one of whose crop windows lies
     nearest to j's whole-image descriptor (within ``max_distance``, Euclidean on unit descriptors) - a copy
-    cropped 2-8 % shows about one of the windows of its original. Searched in a k-d tree of the whole-image
-    descriptors over a PCA projection (``scipy.spatial.cKDTree``, approximate within a factor 2: n log n, never
-    all pairs), queried with every window, ``batch`` images at a time."""
+    cropped 2-8 % shows about one of the windows of its original. Searched in a PCA projection: the crop windows
+    of ``chunk`` images at a time go into a k-d tree (``scipy.spatial.cKDTree``; n log n, never all pairs, and
+    the tree of 100,000 images' nine windows is never held whole), queried with ``batch`` whole-image
+    descriptors at a time for their ``(neighbours + 1) * windows_each`` nearest windows (approximate within a
+    factor 2), whose images are ranked by their nearest window; each chunk's nearest are merged with the
+    others'.
+
+    Each image's own ranking, not its windows': until issue 22's twenty-third session each window was queried
+    for its nearest whole images, and an image j kept its nearest among the windows that had found it. A pie's
+    or donut's window among many alike found other pies first, so a copy whose original's window was its nearest
+    of all could still be no candidate (bench/README.md, "twenty-third session")."""
     import numpy as np
     from scipy.spatial import cKDTree
 
     n = len(desc)
-    if n < 2:
+    if n < 2 or neighbours < 1:
         return np.empty((0, 2), dtype=np.int64)
     whole, crops = desc[:, 0], desc[:, 1:]
+    windows = crops.shape[1]
     centre, basis = _pca_basis(whole)
-    tree = cKDTree((whole - centre) @ basis)
-    k = min(max(2, neighbours), n)
-    found_i, found_j, found_d = [], [], []
-    for s in range(0, n, batch):  # in batches of images: the queries of 100,000 images at once would take ~1 GB
-        part = crops[s:s + batch]
-        queries = (part.reshape(-1, part.shape[2]) - centre) @ basis
-        dist, hit = tree.query(queries, k=k, eps=1.0, distance_upper_bound=max_distance, workers=-1)
-        i, j, d = np.repeat(np.arange(s, s + len(part)), part.shape[1] * k), hit.ravel(), dist.ravel()
-        ok = (j < n) & (j != i)
-        i, j, d = i[ok], j[ok], d[ok]
-        order = np.lexsort((d, i, j))  # by j, then i, nearest first: the nearest window of each (i, j)
-        i, j, d = i[order], j[order], d[order]
-        first = np.ones(len(i), dtype=bool)
-        first[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1])
-        found_i.append(i[first])
-        found_j.append(j[first])
-        found_d.append(d[first])
-    i, j, d = np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_d)
+    # the nearest windows of each image: its own (up to all of them) and ``windows_each`` of each of its
+    # neighbours (of nine, a copy's original shows one to three nearby)
+    k = min(neighbours * windows_each + windows, n * windows)
+    best_d = np.full((n, k), np.inf)
+    best_i = np.full((n, k), -1, dtype=np.int64)
+    for c in range(0, n, chunk):
+        part = crops[c:c + chunk]
+        owner = np.repeat(np.arange(c, c + len(part)), windows)
+        tree = cKDTree((part.reshape(-1, part.shape[2]) - centre) @ basis)
+        kc = min(k, len(owner))
+        for s in range(0, n, batch):
+            queries = (np.asarray(whole[s:s + batch]) - centre) @ basis
+            dist, hit = tree.query(queries, k=kc, eps=1.0, distance_upper_bound=max_distance, workers=-1)
+            dist, hit = dist.reshape(len(queries), kc), hit.reshape(len(queries), kc)
+            found = np.where(hit < len(owner), owner[np.minimum(hit, len(owner) - 1)], -1)
+            # the k nearest windows so far: this chunk's with the earlier chunks'
+            d = np.concatenate([best_d[s:s + batch], dist], axis=1)
+            i = np.concatenate([best_i[s:s + batch], found], axis=1)
+            order = np.argsort(d, axis=1, kind="stable")[:, :k]
+            best_d[s:s + batch] = np.take_along_axis(d, order, axis=1)
+            best_i[s:s + batch] = np.take_along_axis(i, order, axis=1)
+        del tree
+    i, j, d = best_i.ravel(), np.repeat(np.arange(n), k), best_d.ravel()
+    ok = (i >= 0) & (i != j)
+    i, j, _ = _nearest_per_image(i[ok], j[ok], d[ok], neighbours)
+    pairs = np.stack([np.minimum(i, j), np.maximum(i, j)], axis=1)
+    return np.unique(pairs, axis=0) if len(pairs) else pairs.reshape(0, 2).astype(np.int64)
+
+
+def _nearest_per_image(i: np.ndarray, j: np.ndarray, d: np.ndarray, neighbours: int
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of the (i, j, distance) found, each (i, j) once at its nearest, and for each j its ``neighbours`` nearest i
+    (ties by i)."""
+    import numpy as np
+
+    order = np.lexsort((d, i, j))  # by j, then i, nearest first: the nearest window of each (i, j)
+    i, j, d = i[order], j[order], d[order]
+    first = np.ones(len(i), dtype=bool)
+    first[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1])
+    i, j, d = i[first], j[first], d[first]
     order = np.lexsort((i, d, j))  # by j, nearest first, then by i
-    i, j = i[order], j[order]
+    i, j, d = i[order], j[order], d[order]
     starts = np.r_[0, np.flatnonzero(j[1:] != j[:-1]) + 1] if len(j) else np.empty(0, dtype=np.int64)
     rank = np.arange(len(j)) - np.repeat(starts, np.diff(np.r_[starts, len(j)]))
     keep = rank < neighbours
-    pairs = np.stack([np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])], axis=1)
-    return np.unique(pairs, axis=0) if len(pairs) else pairs.reshape(0, 2).astype(np.int64)
+    return i[keep], j[keep], d[keep]
 
 
 def descriptor_distance(desc: np.ndarray, i: int, j: int) -> float:
