@@ -17,6 +17,12 @@ kinds never tuned on). ``manifest.json`` lists every item with its role, kind, t
     python bench/hard_corpus.py /tmp/zuhyo_hard_tune --n 1000 --seed 0 --kinds tune
     python bench/hard_corpus.py /tmp/zuhyo_hard_heldout --n 2000 --seed 1 --kinds all
     python bench/near_duplicate_report.py /tmp/zuhyo_hard_heldout
+
+With ``--slots fixed`` (the default, as every corpus before issue 22's twenty-third session) item ``i``'s kind
+and, for a copy, its transform follow from ``i`` alone: every seed has the same kind meet the same transform at
+the same item (a table drawn again at another size is item 135 of every seed), and a seed differs in templates
+and data only. ``--slots mixed`` shifts the kinds and the transforms by amounts drawn from the seed
+(:func:`slot_shifts`), so a held-out seed also pairs kinds with transforms in ways the tuning seeds never did.
 """
 
 from __future__ import annotations
@@ -69,10 +75,31 @@ def kinds_for(name: str) -> tuple[str, ...]:
     return {"tune": TUNE_KINDS, "heldout": HELDOUT_KINDS, "all": TUNE_KINDS + HELDOUT_KINDS}[name]
 
 
-def kind_of(i: int, kinds: tuple[str, ...]) -> str:
-    """Kind of original ``i``: cycling over the kinds, shifted per block so each kind meets every transform."""
-    k = i % BLOCK + (i // BLOCK) * 5
+def kind_of(i: int, kinds: tuple[str, ...], shift: int = 0) -> str:
+    """Kind of original ``i``: cycling over the kinds, shifted per block so each kind meets every transform, and
+    by ``shift`` (:func:`slot_shifts`)."""
+    k = i % BLOCK + (i // BLOCK) * 5 + shift
     return kinds[k % len(kinds)]
+
+
+def transform_of(i: int, shift: int = 0) -> str:
+    """Transform of copy ``i``: cycling over :data:`TRANSFORMS`, and shifted by ``shift`` (:func:`slot_shifts`)."""
+    return TRANSFORMS[(i // BLOCK * 3 + i % BLOCK - 14 + shift) % len(TRANSFORMS)]
+
+
+SLOTS = ("fixed", "mixed")
+"""How items' kinds and transforms follow from the seed (see the module doc)."""
+
+
+def slot_shifts(seed: int, slots: str, kinds: tuple[str, ...]) -> tuple[int, int]:
+    """(kind shift, transform shift) of ``seed``: none for ``fixed`` slots; for ``mixed``, drawn from the seed -
+    the shifts are independent, so which kind meets which transform changes from seed to seed."""
+    if slots == "fixed":
+        return 0, 0
+    if slots != "mixed":
+        raise ValueError(f"unknown slots {slots!r}: one of {', '.join(SLOTS)}")
+    r = random.Random(f"{seed}:slots")
+    return r.randrange(len(kinds)), r.randrange(len(TRANSFORMS))
 
 
 def template(seed: int, i: int, kind: str) -> dict[str, Any]:
@@ -225,11 +252,12 @@ def transform(name: str, t: dict[str, Any], d: dict[str, Any], seed: int, i: int
     return out.getvalue(), fmt
 
 
-def item(seed: int, i: int, kinds: tuple[str, ...]) -> tuple[dict[str, Any], bytes, str]:
+def item(seed: int, i: int, kinds: tuple[str, ...], slots: str = "fixed") -> tuple[dict[str, Any], bytes, str]:
     """Item ``i``'s manifest entry, bytes and suffix."""
+    kind_shift, transform_shift = slot_shifts(seed, slots, kinds)
     role = role_of(i)
     o = i if role == "original" else original_of(i)
-    kind = kind_of(o, kinds)
+    kind = kind_of(o, kinds, kind_shift)
     t = template(seed, o, kind)
     d = data(seed, o, kind, t["n"])
     entry: dict[str, Any] = {"role": role, "kind": kind, "ja": t["ja"]}
@@ -238,35 +266,39 @@ def item(seed: int, i: int, kinds: tuple[str, ...]) -> tuple[dict[str, Any], byt
     entry["original"] = o
     if role == "negative":
         return entry, render(t, hard_negative(d, kind, seed, i)), "png"
-    name = TRANSFORMS[(i // BLOCK * 3 + i % BLOCK - 14) % len(TRANSFORMS)]
+    name = transform_of(i, transform_shift)
     entry["transform"] = name
     raw, suffix = transform(name, t, d, seed, i)
     return entry, raw, suffix
 
 
-def make_item(args: tuple[str, int, int, str]) -> dict[str, Any]:
-    folder, seed, i, kinds = args
+def make_item(args: tuple[str, int, int, str, str]) -> dict[str, Any]:
+    folder, seed, i, kinds, slots = args
     done = Path(folder) / f"{i:06d}.json"
     if done.exists():
         entry: dict[str, Any] = json.loads(done.read_text())
         return entry
-    entry, raw, suffix = item(seed, i, kinds_for(kinds))
+    entry, raw, suffix = item(seed, i, kinds_for(kinds), slots)
     entry["file"] = f"{i:06d}.{suffix}"
     (Path(folder) / entry["file"]).write_bytes(raw)
     done.write_text(json.dumps(entry))
     return entry
 
 
-def build_corpus(folder: Path, n: int, seed: int, kinds: str, workers: int = 2) -> dict[str, Any]:
+def build_corpus(folder: Path, n: int, seed: int, kinds: str, workers: int = 2, slots: str = "fixed"
+                 ) -> dict[str, Any]:
     """Generate (or complete) ``n`` items in ``folder``; returns (and writes) the manifest."""
     folder.mkdir(parents=True, exist_ok=True)
-    todo = [(str(folder), seed, i, kinds) for i in range(n)]
+    done = folder / "manifest.json"
+    if done.exists() and json.loads(done.read_text()).get("slots", "fixed") != slots:
+        raise SystemExit(f"{folder} holds a corpus with other slots than {slots!r}: use another folder")
+    todo = [(str(folder), seed, i, kinds, slots) for i in range(n)]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             entries = list(pool.map(make_item, todo, chunksize=8))
     else:
         entries = [make_item(x) for x in todo]
-    manifest = {"seed": seed, "kinds": kinds, "items": entries}
+    manifest = {"seed": seed, "kinds": kinds, "slots": slots, "items": entries}
     (folder / "manifest.json").write_text(json.dumps(manifest))
     return manifest
 
@@ -278,8 +310,10 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--kinds", choices=("tune", "heldout", "all"), default="all")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--slots", choices=SLOTS, default="fixed",
+                   help="fixed: each item's kind and transform as in every seed; mixed: shifted by the seed")
     args = p.parse_args()
-    m = build_corpus(args.folder, args.n, args.seed, args.kinds, args.workers)
+    m = build_corpus(args.folder, args.n, args.seed, args.kinds, args.workers, args.slots)
     roles = [e["role"] for e in m["items"]]
     print(f"{len(roles)} items ({roles.count('copy')} copies, {roles.count('negative')} hard negatives) "
           f"in {args.folder}")
