@@ -18,17 +18,17 @@ pairs at Hamming 10 finds the planted duplicates of a 20k chart corpus with prec
 Candidates (:func:`candidate_pairs`): a copy cropped by a few per cent shows about one window of its original, so
 each image's whole-image descriptor is looked up among all the images' crop-window descriptors (a k-d tree over a
 PCA projection, ``scipy.spatial.cKDTree``: n log n, never all pairs), and each image keeps the
-:data:`DEFAULT_NEIGHBOURS` images whose windows lie nearest. Each candidate pair is verified (:func:`score_pairs`, vectorised over pairs in
-:mod:`zuhyo.construct.filter.alignment`) by aligning one thumbnail to the other for a crop of up to 10 % per axis and
-comparing colours: the score is 1 minus the share of the chart's ink that differs beyond what a pixel of
-misalignment explains, and a pair whose aligned difference contains a solid patch (more than :data:`MAX_SOLID`
-pixels whose 3x3 neighbourhood all differ) fails - a copy that was resized, recompressed, cropped or retitled
-scores near 1 with no solid difference; a chart of the same kind with other data does not. When the images'
-bytes are at hand (the filter stage; :func:`verify_scores` with ``images``) the solid test is left to a **second
-look** (:mod:`zuhyo.construct.filter.regions`): the pairs whose thumbnails score at least ``min_score`` are read
-again, aligned at (up to) their own resolution and fail when their difference holds a compact region of more than
-:data:`MAX_REGION` pixels - one changed table cell or bar, a pixel or two in the thumbnail (issue 22). Pairs that
-pass join star clusters (:func:`clusters`), whose members are then verified against the member kept
+:data:`DEFAULT_NEIGHBOURS` images whose windows lie nearest. Each candidate pair is verified (:func:`score_pairs`,
+vectorised over pairs in :mod:`zuhyo.construct.filter.alignment`) by aligning one thumbnail to the other for a crop
+of up to 10 % per axis and comparing colours: the score is 1 minus the share of the chart's ink that differs beyond
+what a pixel of misalignment explains, and a pair whose aligned difference contains a solid patch (more than
+:data:`MAX_SOLID` pixels whose 3x3 neighbourhood all differ) fails - a copy that was resized, recompressed, cropped
+or retitled scores near 1 with no solid difference; a chart of the same kind with other data does not. When the
+images' bytes are at hand (the filter stage; :func:`verify_scores` with ``images``) the solid test is left to a
+**second look** (:mod:`zuhyo.construct.filter.regions`): the pairs whose thumbnails score at least ``min_score`` are
+read again, aligned at (up to) their own resolution and fail when their difference holds a compact region of more
+than :data:`MAX_REGION` pixels - one changed table cell or bar, a pixel or two in the thumbnail (issue 22). Pairs
+that pass join star clusters (:func:`clusters`), whose members are then verified against the member kept
 (:mod:`zuhyo.construct.filter.duplicate_groups`).
 
 The driver stacks the features (``feature_store.stack_features``); the thumbnails go to a memory map that local workers
@@ -500,15 +500,15 @@ def _pca_basis(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
                     max_distance: float = DEFAULT_MAX_DESCRIPTOR_DISTANCE, batch: int = 5000,
-                    chunk: int = 20000, windows_each: int = 3) -> np.ndarray:
+                    chunk: int = 100000, windows_each: int = 3) -> np.ndarray:
     """(m, 2) index pairs i < j: for each image j, the ``neighbours`` images i one of whose crop windows lies
     nearest to j's whole-image descriptor (within ``max_distance``, Euclidean on unit descriptors) - a copy
     cropped 2-8 % shows about one of the windows of its original. Searched in a PCA projection: the crop windows
-    of ``chunk`` images at a time go into a k-d tree (``scipy.spatial.cKDTree``; n log n, never all pairs, and
-    the tree of 100,000 images' nine windows is never held whole), queried with ``batch`` whole-image
-    descriptors at a time for their ``(neighbours + 1) * windows_each`` nearest windows (approximate within a
-    factor 2), whose images are ranked by their nearest window; each chunk's nearest are merged with the
-    others'.
+    of ``chunk`` images at a time go into a k-d tree (``scipy.spatial.cKDTree``; n log n, never all pairs; the
+    nine windows of 100,000 images take ~230 MB, and beyond that the tree is built chunk by chunk, each queried
+    by every image), queried with ``batch`` whole-image descriptors at a time for their ``neighbours *
+    windows_each`` nearest windows besides their own nine (approximate within a factor 2), whose images are
+    ranked by their nearest window; each chunk's nearest windows are merged with the others'.
 
     Each image's own ranking, not its windows': until issue 22's twenty-third session each window was queried
     for its nearest whole images, and an image j kept its nearest among the windows that had found it. A pie's
