@@ -289,8 +289,8 @@ def build_corpus(folder: Path, n: int, seed: int, kinds: str, workers: int = 2, 
                  ) -> dict[str, Any]:
     """Generate (or complete) ``n`` items in ``folder``; returns (and writes) the manifest."""
     folder.mkdir(parents=True, exist_ok=True)
-    done = folder / "manifest.json"
-    if done.exists() and json.loads(done.read_text()).get("slots", "fixed") != slots:
+    manifest_path = folder / "manifest.json"
+    if manifest_path.exists() and json.loads(manifest_path.read_text()).get("slots", "fixed") != slots:
         raise SystemExit(f"{folder} holds a corpus with other slots than {slots!r}: use another folder")
     todo = [(str(folder), seed, i, kinds, slots) for i in range(n)]
     if workers > 1:
@@ -299,7 +299,7 @@ def build_corpus(folder: Path, n: int, seed: int, kinds: str, workers: int = 2, 
     else:
         entries = [make_item(x) for x in todo]
     manifest = {"seed": seed, "kinds": kinds, "slots": slots, "items": entries}
-    (folder / "manifest.json").write_text(json.dumps(manifest))
+    manifest_path.write_text(json.dumps(manifest))
     return manifest
 
 

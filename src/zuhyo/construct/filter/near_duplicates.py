@@ -538,6 +538,9 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
             dist, hit = tree.query(queries, k=kc, eps=1.0, distance_upper_bound=max_distance, workers=-1)
             dist, hit = dist.reshape(len(queries), kc), hit.reshape(len(queries), kc)
             found = np.where(hit < len(owner), owner[np.minimum(hit, len(owner) - 1)], -1)
+            if c == 0:  # the first (up to 100,000 images: the only) chunk's nearest, as the tree sorted them
+                best_d[s:s + batch, :kc], best_i[s:s + batch, :kc] = dist, found
+                continue
             # the k nearest windows so far: this chunk's with the earlier chunks'
             d = np.concatenate([best_d[s:s + batch], dist], axis=1)
             i = np.concatenate([best_i[s:s + batch], found], axis=1)
@@ -547,13 +550,13 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
         del tree
     i, j, d = best_i.ravel(), np.repeat(np.arange(n), k), best_d.ravel()
     ok = (i >= 0) & (i != j)
-    i, j, _ = _nearest_per_image(i[ok], j[ok], d[ok], neighbours)
+    i, j = _nearest_per_image(i[ok], j[ok], d[ok], neighbours)
     pairs = np.stack([np.minimum(i, j), np.maximum(i, j)], axis=1)
     return np.unique(pairs, axis=0) if len(pairs) else pairs.reshape(0, 2).astype(np.int64)
 
 
 def _nearest_per_image(i: np.ndarray, j: np.ndarray, d: np.ndarray, neighbours: int
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                       ) -> tuple[np.ndarray, np.ndarray]:
     """Of the (i, j, distance) found, each (i, j) once at its nearest, and for each j its ``neighbours`` nearest i
     (ties by i)."""
     import numpy as np
@@ -568,7 +571,7 @@ def _nearest_per_image(i: np.ndarray, j: np.ndarray, d: np.ndarray, neighbours: 
     starts = np.r_[0, np.flatnonzero(j[1:] != j[:-1]) + 1] if len(j) else np.empty(0, dtype=np.int64)
     rank = np.arange(len(j)) - np.repeat(starts, np.diff(np.r_[starts, len(j)]))
     keep = rank < neighbours
-    return i[keep], j[keep], d[keep]
+    return i[keep], j[keep]
 
 
 def descriptor_distance(desc: np.ndarray, i: int, j: int) -> float:
