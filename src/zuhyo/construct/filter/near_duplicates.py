@@ -502,13 +502,14 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
                     max_distance: float = DEFAULT_MAX_DESCRIPTOR_DISTANCE, batch: int = 5000,
                     chunk: int = 100000, windows_each: int = 3) -> np.ndarray:
     """(m, 2) index pairs i < j: for each image j, the ``neighbours`` images i one of whose crop windows lies
-    nearest to j's whole-image descriptor (within ``max_distance``, Euclidean on unit descriptors) - a copy
-    cropped 2-8 % shows about one of the windows of its original. Searched in a PCA projection: the crop windows
-    of ``chunk`` images at a time go into a k-d tree (``scipy.spatial.cKDTree``; n log n, never all pairs; the
-    nine windows of 100,000 images take ~230 MB, and beyond that the tree is built chunk by chunk, each queried
-    by every image), queried with ``batch`` whole-image descriptors at a time for their ``neighbours *
-    windows_each`` nearest windows besides their own nine (approximate within a factor 2), whose images are
-    ranked by their nearest window; each chunk's nearest windows are merged with the others'.
+    nearest to j's whole-image descriptor (within ``max_distance``, Euclidean on unit descriptors) - a copy cropped
+    2-8 % shows about one of the windows of its original. Searched in a PCA projection: the crop windows of
+    ``chunk`` images at a time go into a k-d tree (``scipy.spatial.cKDTree``; n log n, never all pairs; the nine
+    windows of 100,000 images make a tree of ~230 MB, the search peaking ~610 MiB over its input, and beyond that
+    the tree is built chunk by chunk, each queried by every image), queried with ``batch`` whole-image descriptors
+    at a time for their ``neighbours * windows_each`` nearest windows besides their own nine (approximate within a
+    factor 2), whose images are ranked by their nearest window; each chunk's nearest windows are merged with the
+    others'.
 
     Each image's own ranking, not its windows': until issue 22's twenty-third session each window was queried
     for its nearest whole images, and an image j kept its nearest among the windows that had found it. A pie's
