@@ -84,6 +84,23 @@ def test_an_image_keeps_the_image_whose_window_lies_nearest_though_that_window_h
     assert abs(len(chunked) - len(pairs)) <= 0.1 * len(pairs)
 
 
+def test_windows_are_projected_a_slice_at_a_time_into_an_array_the_k_d_tree_keeps_as_it_is() -> None:
+    from scipy.spatial import cKDTree
+
+    from zuhyo.construct.filter.near_duplicates import _pca_basis, _projected
+
+    # Projected whole, 100,000 images' windows less their centre were a 518 MB array beside the tree's own
+    # float64 copy of the projection; slices into a float64 array give the same values (to float32's rounding,
+    # which a product of a few rows may do otherwise than one of many), which the tree shares.
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(23, 144)).astype(np.float16)
+    centre, basis = _pca_basis(vectors)
+    out = _projected(vectors, centre, basis, rows=5)
+    assert out.dtype == np.float64
+    assert np.allclose(out, (vectors.astype(np.float32) - centre) @ basis, rtol=1e-5, atol=1e-6)
+    assert np.shares_memory(cKDTree(out).data, out)
+
+
 def test_pies_of_one_grey_palette_with_moved_wedges_are_not_duplicates_but_the_copy_is() -> None:
     cc = chart_corpus()
     # Items 294 and 1314: grayscale pies whose wedge boundaries differ by a few degrees between two close greys

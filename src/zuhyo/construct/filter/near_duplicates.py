@@ -461,8 +461,7 @@ def nearest_pairs(vectors: np.ndarray, neighbours: int, pool: int = 0, min_simil
     if n < 2:
         return np.empty((0, 2), dtype=np.int64)
     centre, basis = _pca_basis(vectors)
-    projected = np.concatenate([(np.asarray(vectors[s:s + 5000], dtype=np.float32) - centre) @ basis
-                                for s in range(0, n, 5000)])  # a float16 set is not copied whole to float32
+    projected = _projected(vectors, centre, basis)  # a float16 set is not copied whole to float32
     k = min(max(neighbours, pool) + 1, n)  # the nearest is the vector itself
     _, found = cKDTree(projected).query(projected, k=k, workers=-1)
     hit = np.asarray(found).reshape(n, k)
@@ -505,8 +504,8 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
     nearest to j's whole-image descriptor (within ``max_distance``, Euclidean on unit descriptors) - a copy cropped
     2-8 % shows about one of the windows of its original. Searched in a PCA projection: the crop windows of
     ``chunk`` images at a time go into a k-d tree (``scipy.spatial.cKDTree``; n log n, never all pairs; the nine
-    windows of 100,000 images make a tree of ~230 MB, the search peaking ~610 MiB over its input, and beyond that
-    the tree is built chunk by chunk, each queried by every image), queried with ``batch`` whole-image descriptors
+    windows of 100,000 images make a tree of ~230 MB, 224 MiB over the input when built, and beyond that the tree
+    is built chunk by chunk, each queried by every image), queried with ``batch`` whole-image descriptors
     at a time for their ``neighbours * windows_each`` nearest windows besides their own nine (approximate within a
     factor 2), whose images are ranked by their nearest window; each chunk's nearest windows are merged with the
     others'.
@@ -532,7 +531,7 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
     for c in range(0, n, chunk):
         part = crops[c:c + chunk]
         owner = np.repeat(np.arange(c, c + len(part)), windows)
-        tree = cKDTree((part.reshape(-1, part.shape[2]) - centre) @ basis)
+        tree = cKDTree(_projected(part.reshape(-1, part.shape[2]), centre, basis))
         kc = min(k, len(owner))
         for s in range(0, n, batch):
             queries = (np.asarray(whole[s:s + batch]) - centre) @ basis
@@ -554,6 +553,19 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
     i, j = _nearest_per_image(i[ok], j[ok], d[ok], neighbours)
     pairs = np.stack([np.minimum(i, j), np.maximum(i, j)], axis=1)
     return np.unique(pairs, axis=0) if len(pairs) else pairs.reshape(0, 2).astype(np.int64)
+
+
+def _projected(vectors: np.ndarray, centre: np.ndarray, basis: np.ndarray, rows: int = 5000) -> np.ndarray:
+    """(n, basis columns) float64: ``vectors`` less ``centre``, projected on ``basis``, ``rows`` at a time. Float64
+    because the k-d tree keeps such an array as it is (it copies any other); projected whole, the nine windows of
+    100,000 images less their centre were a 518 MB float32 array held beside the tree's copy (issue 22's
+    twenty-fourth session: building the tree of 100,000 images' windows took 497 MiB over its input, now 224)."""
+    import numpy as np
+
+    out = np.empty((len(vectors), basis.shape[1]), dtype=np.float64)
+    for s in range(0, len(vectors), rows):
+        out[s:s + rows] = (np.asarray(vectors[s:s + rows]) - centre) @ basis
+    return out
 
 
 def _nearest_per_image(i: np.ndarray, j: np.ndarray, d: np.ndarray, neighbours: int
