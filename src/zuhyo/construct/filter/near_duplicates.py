@@ -528,13 +528,14 @@ def candidate_pairs(desc: np.ndarray, neighbours: int = DEFAULT_NEIGHBOURS,
     k = min(neighbours * windows_each + windows, n * windows)
     best_d = np.full((n, k), np.inf)
     best_i = np.full((n, k), -1, dtype=np.int64)
+    projected = _projected(whole, centre, basis)  # once: every chunk is queried by every image
     for c in range(0, n, chunk):
         part = crops[c:c + chunk]
         owner = np.repeat(np.arange(c, c + len(part)), windows)
         tree = cKDTree(_projected(part.reshape(-1, part.shape[2]), centre, basis))
         kc = min(k, len(owner))
         for s in range(0, n, batch):
-            queries = (np.asarray(whole[s:s + batch]) - centre) @ basis
+            queries = projected[s:s + batch]
             dist, hit = tree.query(queries, k=kc, eps=1.0, distance_upper_bound=max_distance, workers=-1)
             dist, hit = dist.reshape(len(queries), kc), hit.reshape(len(queries), kc)
             found = np.where(hit < len(owner), owner[np.minimum(hit, len(owner) - 1)], -1)
