@@ -389,6 +389,30 @@ def test_an_image_left_out_of_its_star_is_dropped_for_a_figure_kept_elsewhere_th
     assert [[(g.dropped, g.kept) for g in links] for links in groups] == [[(1, 0)], [(3, 4), (5, 4), (2, 4)]]
 
 
+def test_a_copy_that_verified_only_with_another_copy_is_scored_against_the_figure_kept_for_that_copy() -> None:
+    from zuhyo.construct.filter.duplicate_groups import resolve_groups
+    from zuhyo.construct.filter.near_duplicates import PairEvidence
+
+    # 0 is an original with copies 1, 2 and 3 (its star); 4, a fourth copy, had only the other copies as
+    # neighbours and verified with 1 alone. 1 is dropped for 0, so 4 is scored against 0 - not chained in.
+    pairs = [PairEvidence(0, 1, 0.1, 0.99), PairEvidence(0, 2, 0.1, 0.98), PairEvidence(0, 3, 0.1, 0.97),
+             PairEvidence(1, 4, 0.1, 0.95)]
+    rank = [0, 1, 2, 3, 4]
+    for answer, dropped in ((0.43, [1, 2, 3]), (0.97, [1, 2, 3, 4])):
+        asked: list[list[int]] = []
+
+        def score_now(todo: np.ndarray, answer: float = answer, asked: list[list[int]] = asked
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            asked.extend(todo.tolist())
+            return np.full(len(todo), answer), np.zeros(len(todo), dtype=np.int64), np.full(len(todo), 9)
+
+        groups = resolve_groups(5, pairs, rank, score_now, 0.86)
+        assert asked == [[0, 4]]  # once, however the loop goes on
+        assert [[g.dropped for g in links] for links in groups] == [dropped]
+        assert all(g.kept == 0 for g in groups[0])
+    assert (groups[0][-1].verified, groups[0][-1].score, groups[0][-1].region) == ("against kept", 0.97, 9)
+
+
 def test_thumbnails_appended_one_at_a_time_are_mapped_from_their_file(tmp_path) -> None:
     import gc
 
@@ -444,6 +468,9 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
         SECOND_LOOK_PHASE,
         SOLID_NO_LOOK,
         SOLID_NO_LOOK_BELOW,
+        SOLID_SOME_BELOW,
+        SOLID_SOME_SHARE,
+        THUMB,
         THUMBNAIL_PHASE,
         region_scores,
         verify_scores,
@@ -467,20 +494,27 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
     grey = Image.open(io.BytesIO(original)).convert("L")
     grey_padded = ImageOps.expand(ImageOps.expand(grey, border=(40, 25, 15, 30), fill=200), border=3, fill=30)
     one_bar = chart([*values[:5], values[5] * 0.75, *values[6:]])
+    three_bars = chart([values[0] * 0.5, *values[1:4], values[4] * 2, values[5] * 0.5, *values[6:]])
     rng = np.random.default_rng(4)
     cells = rng.integers(100, 9999, (8, 5)).tolist()
     other_cells = [row[:] for row in cells]
     other_cells[6][3] = round(other_cells[6][3] * 0.7)  # one number of the table changed
-    images = [original, _encoded(grey_padded, "JPEG", quality=70), one_bar, table(cells), table(other_cells)]
+    images = [original, _encoded(grey_padded, "JPEG", quality=70), one_bar, table(cells), table(other_cells),
+              three_bars]
     arrays = _arrays(images)
-    scores, solids, regions = verify_scores(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__)
+    pairs = np.array([[0, 1], [0, 2], [3, 4], [0, 5]])
+    scores, solids, regions = verify_scores(arrays, pairs, images=images.__getitem__)
     assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION  # the copy is merged
-    # One bar changed: its thumbnails already differ in a solid patch, so it is not merged without a look at the
-    # images (region -1) - and the look at them would find the bar.
-    assert solids[1] > SOLID_NO_LOOK and scores[1] == 0.0 and regions[1] == -1
-    assert region_scores(arrays.thumbs, arrays.prepared, np.array([[0, 2]]), images)[0] > MAX_REGION
-    unchecked, _ = score_pairs(arrays.thumbs, arrays.prepared, np.array([[0, 2]]), max_solid=None)
-    assert unchecked[0] < SOLID_NO_LOOK_BELOW
+    unchecked, _ = score_pairs(arrays.thumbs, arrays.prepared, pairs[[1, 3]], max_solid=None)
+    # Three bars changed: the thumbnails differ in solid patches beyond SOLID_SOME_SHARE of the body and their ink
+    # agrees in less than SOLID_NO_LOOK_BELOW, so it is not merged without a look at the images (region -1).
+    assert solids[3] > SOLID_SOME_SHARE * THUMB * THUMB and unchecked[1] < SOLID_NO_LOOK_BELOW
+    assert scores[3] == 0.0 and regions[3] == -1
+    # One bar changed: a solid patch within SOLID_SOME_SHARE, the ink agreeing in SOLID_SOME_BELOW or more (as a
+    # crop of flat tiles a pixel off does): looked at, and the look finds the bar.
+    assert SOLID_NO_LOOK < solids[1] <= SOLID_SOME_SHARE * THUMB * THUMB
+    assert SOLID_SOME_BELOW <= unchecked[0] < SOLID_NO_LOOK_BELOW
+    assert scores[1] == 0.0 and regions[1] > MAX_REGION
     assert regions[2] > MAX_REGION and scores[2] == 0.0  # one cell changed: not merged
     # The second look starts from the alignment the verification found (carried, not computed again): the same
     # regions as region_scores, which finds it again.
@@ -490,14 +524,13 @@ def test_the_second_look_merges_a_greyscale_padded_copy_and_rejects_one_bar_or_c
     assert [(p.i, p.j) for p in found] == [(0, 1)] and found[0].region is not None
     # Through the executor (the second looks in chunks of one pair, carrying their images' bytes): the same.
     seen: dict[str, list[tuple[int, int]]] = {}
-    again = verify_scores(arrays, np.array([[0, 1], [0, 2], [3, 4]]), images=images.__getitem__, executor="local",
-                          chunk=1, region_chunk=1,
+    again = verify_scores(arrays, pairs, images=images.__getitem__, executor="local", chunk=1, region_chunk=1,
                           progress=lambda phase, done, total: seen.setdefault(phase, []).append((done, total)))
     assert np.array_equal(again[2], regions) and np.allclose(again[0], scores)
     # Progress, pairs done of each phase as chunks finish: from none to all, never back.
     looked = int((regions >= 0).sum())
     assert list(seen) == [THUMBNAIL_PHASE, SECOND_LOOK_PHASE]
-    for phase, total in ((THUMBNAIL_PHASE, 3), (SECOND_LOOK_PHASE, looked)):
+    for phase, total in ((THUMBNAIL_PHASE, 4), (SECOND_LOOK_PHASE, looked)):
         dones = [d for d, t in seen[phase] if t == total]
         assert len(dones) == len(seen[phase]) and dones[0] == 0 and dones[-1] == total and dones == sorted(dones)
 

@@ -56,9 +56,11 @@ def resolve_groups(n: int, pairs: Sequence[PairEvidence], rank: Sequence[int], s
 
     Then what is left over: an image that does not verify against the figure kept in its star cluster is not
     dropped there, but it may have verified with a figure kept elsewhere (the star clustering put it with another
-    centre). Each such image is dropped for the best kept figure it verified with, and the left-over images that
-    verified with one another are resolved as clusters of their own, until no two images left verify (issue 22:
-    six copies of the hard corpus's studied seeds were left undropped so, bench/README.md "sixteenth session")."""
+    centre). Each such image is dropped for the best kept figure it verified with; one that verified with a dropped
+    image is scored against the figure kept in that one's place and dropped for it where that pair verifies; and
+    the left-over images that verified with one another are resolved as clusters of their own, until no two
+    images left verify (issue 22: six copies of the hard corpus's studied seeds were left undropped so,
+    bench/README.md "sixteenth session")."""
     import numpy as np
 
     by_pair = {(p.i, p.j): p for p in pairs}
@@ -92,11 +94,39 @@ def resolve_groups(n: int, pairs: Sequence[PairEvidence], rank: Sequence[int], s
                 dropped = {found.dropped for found in links}
                 remaining = [m for m in others if m not in dropped]
 
+    def through_dropped(verified: Sequence[PairEvidence], dropped_for: dict[int, int]) -> bool:
+        """Whether a left-over image that verified with a dropped one was dropped for the figure kept in that one's
+        place: their pair scored now (never joined through the dropped image). Several copies of one figure crowd
+        its neighbours: a copy whose only candidates were the other copies was left over (issue 22, bench/README.md
+        "twenty-fifth session")."""
+        via: dict[int, set[int]] = {}
+        for p in verified:
+            for m, d in ((p.i, p.j), (p.j, p.i)):
+                if d in dropped_for and m not in dropped_for and m not in groups:
+                    kept = dropped_for[d]
+                    key = (min(kept, m), max(kept, m))
+                    if key not in by_pair and key not in fresh:
+                        via.setdefault(m, set()).add(kept)
+        if not via:
+            return False
+        todo = sorted({(min(kept, m), max(kept, m)) for m, kept_ones in via.items() for kept in kept_ones})
+        scores, solids, regions = score_now(np.array(todo, dtype=np.int64))
+        fresh.update({key: (float(s), int(d), int(r)) for key, s, d, r in zip(todo, scores, solids, regions,
+                                                                               strict=True)})
+        for m in sorted(via):
+            found = [link_ for kept in sorted(via[m], key=lambda k: (rank[k], k)) if (link_ := link(m, kept))]
+            if found:
+                groups[found[0].kept].append(found[0])
+        return True
+
     resolve(pairs)
     while True:
-        dropped = {found.dropped for links in groups.values() for found in links}
+        dropped_for = {found.dropped: kept for kept, links in groups.items() for found in links}
+        dropped = dropped_for.keys()
         verified = [*pairs, *(PairEvidence(i, j, 0.0, score) for (i, j), (score, _, _) in fresh.items()
                               if score >= min_score)]
+        if through_dropped(verified, dropped_for):
+            continue
         left = [p for p in verified if p.i not in dropped and p.j not in dropped
                 and not (p.i in groups and p.j in groups)]
         if not left:
