@@ -597,6 +597,44 @@ def test_a_table_with_one_digit_changed_is_not_merged_and_its_copies_are() -> No
     assert (scores[1:] >= DEFAULT_MIN_SCORE).all() and (regions[1:] <= MAX_REGION).all()  # the copies merged
 
 
+def test_a_ruled_table_typeset_again_at_another_size_is_merged_cell_by_cell_and_one_number_changed_is_not() -> None:
+    """A table drawn again at another figure size keeps its text's size while its columns stretch and its rows
+    move: compared cell by cell it is the same table; the same with one digit changed is not."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from zuhyo.construct.filter.near_duplicates import region_scores, verify_scores
+    from zuhyo.construct.filter.regions import RegionCheck, content_pixels
+    from zuhyo.construct.filter.table_cells import TableCheck, cell_difference
+
+    def table(cells: list[list[int]], size: tuple[float, float] = (9, 5)) -> bytes:
+        fig = plt.figure(figsize=size, dpi=100)
+        ax = fig.add_subplot(111)
+        ax.axis("off")
+        ax.table(cellText=[[f"{v:,}" for v in row] for row in cells], rowLabels=[f"R{k}" for k in range(8)],
+                 colLabels=["2019", "2020", "2021", "2022", "2023"], loc="center")
+        fig.suptitle("Budget")
+        return _png(fig)
+
+    cells = np.random.default_rng(4).integers(100, 9999, (8, 5)).tolist()
+    other = [row[:] for row in cells]
+    other[6][3] = 9694  # 9,691 -> 9,694
+    images = [table(cells), table(cells, (9.6, 4.7)), table(other, (9.6, 4.7)), _bars(VALUES, None)]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2]])
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION  # the copy at another size: merged
+    assert scores[1] == 0.0 and regions[1] > MAX_REGION  # one digit changed: not merged
+    without = region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images, check=RegionCheck(table_cells=False))
+    assert without[0] > MAX_REGION  # the whole-image looks alone leave the moved cells over the limit
+    grids = [content_pixels(image) for image in images]
+    copy, changed = cell_difference(grids[0], grids[1]), cell_difference(grids[0], grids[2])
+    assert copy is not None and changed is not None and copy <= TableCheck.most < changed
+    assert cell_difference(grids[0], grids[3]) is None  # a bar chart is no ruled table
+
+
 def test_a_pale_line_or_pale_text_changed_is_not_merged_and_its_copies_are() -> None:
     """A pale series reversed in a line chart, and white text on a light box changed (16% -> 23%), differ by less
     than the second look's level (their contrast is 50 levels at most): the filter merged both. Where both images
@@ -1169,7 +1207,7 @@ def test_a_table_drawn_again_at_another_size_passes_the_second_look_with_its_tit
     pairs = np.array([[0, 1], [0, 2]])
     regions = region_scores(arrays.thumbs, arrays.prepared, pairs, images, limit=None)
     without = region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images, limit=None,
-                            check=RegionCheck(small_pieces=False))
+                            check=RegionCheck(small_pieces=False, table_cells=False))  # nor cell by cell
     assert regions[0] <= MAX_REGION < 10 * MAX_REGION < without[0]
     assert regions[1] > MAX_REGION
     scores, _, looked = verify_scores(arrays, np.array([[0, 3]]), images=images.__getitem__)

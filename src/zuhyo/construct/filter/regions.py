@@ -249,6 +249,14 @@ class RegionCheck:
     alone_weight: int = 2
     """How many times a region on its own (:attr:`alone_share`) counts its pixels: against the filter's limit of
     40, one of more than 20 px is other data."""
+    table_cells: bool = True
+    """Whether a pair of lossless images whose content boxes differ in size at all (a table drawn again 0.85-1.2
+    times as wide and as high can come within :attr:`glyph_change`; a template drawn with other data keeps its
+    box) that the looks above leave over the limit is compared once more as two ruled tables, cell by cell
+    (:func:`zuhyo.construct.filter.table_cells.cell_difference`): a table drawn again at another size stretches
+    its columns, not its text, so each cell's text moves by its own amount. It passes where the text of no cell
+    differs in more than :attr:`zuhyo.construct.filter.table_cells.TableCheck.most` pixels (returned as its
+    region), whatever ink the other looks found astray."""
 
 
 LOSSY_FORMATS = ("JPEG", "MPO", "WEBP")
@@ -986,6 +994,12 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
             inked = _grids(np.asarray(cv2.bitwise_not(ink_a)), np.asarray(cv2.bitwise_not(ink_b)), check, grey=True)
             found = min(found, _region(inked, refined, replace(check, faint_level=check.level), text=text,
                                        limit=bound, pieces=pieces))
+    if found > bound and faint and check.table_cells and native is not None and _size_change(native) > 0:
+        from zuhyo.construct.filter.table_cells import TableCheck, cell_difference
+
+        cells = cell_difference(as_drawn, pb)
+        if cells is not None and cells <= TableCheck.most:
+            return cells  # one table typeset again: its cells' text moved, each by its own amount
     if found <= bound and strays and (drawn := inks()) is not None:
         stray = _strays_over(drawn, refined, check, resampled, pieces)
         if stray and resized and not pieces and check.layout_gap > 0:

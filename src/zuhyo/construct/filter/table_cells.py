@@ -1,0 +1,168 @@
+"""A ruled table drawn again at another size, compared cell by cell (issue 22).
+
+A table typeset again at another figure size keeps its text's size in pixels while its columns stretch and its
+rows move: each cell's number moves by its own amount, so no alignment of the whole (nor of the layout's blocks,
+:func:`zuhyo.construct.filter.regions._pieces`) lines the two up, and the second look finds thousands of pixels of
+difference where nothing changed. On the hard corpus a table drawn again at another size was lost on most seeds
+(bench/README.md, "twenty-fifth session").
+
+:func:`cell_difference` reads both images as a grid of ruled lines: rows where a dark run spans an eighth of the
+width (opened with a line that long), columns likewise, the images' own edges where text lies beyond the outermost
+rule (a table cut off at the figure's edge). Two tables with the same number of rows and columns are compared cell
+by cell: the text of each cell (its ink, rules taken out) cropped to its bounding box, the two crops laid on one
+another at the best shift within :attr:`TableCheck.shift` px, blurred, and the pixels differing by more than
+:attr:`TableCheck.level` counted after a 2 px opening (a seam of antialiasing is not a stroke); the cell that
+differs most is what counts (a copy's few pixels of antialiasing are spread over its cells, one changed number is
+all in one). The text's size is
+not changed: a table drawn at another resolution, whose glyphs are hinted anew, is not this case, and two tables
+whose text differs in size are left to the second look as they were.
+
+Text in the title band (the top :attr:`TableCheck.title_band` of the height) is left out, as the second look
+leaves it out: a copy may carry another title.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+from zuhyo.construct.filter.alignment import TITLE_BAND
+
+
+@dataclass(frozen=True)
+class TableCheck:
+    """The parameters of :func:`cell_difference`."""
+
+    ink: int = 128
+    """Luma below which a pixel is ink (rules and text)."""
+    rule_length: float = 0.125
+    """The least length of a rule, as a share of the image's width (rows) or height (columns)."""
+    least_lines: int = 3
+    """The fewest rules each way for an image to be read as a ruled table."""
+    rule_width: int = 3
+    """The thickest (px) a rule may be: a thicker run is a filled area (a bar, a wedge), and the image is not read
+    as a ruled table."""
+    text_share: float = 0.5
+    """The least share of the cells holding text in each image for the two to be read as tables (a grid of empty
+    cells is a chart's gridlines, and would agree whatever its data)."""
+    margin: int = 2
+    """Pixels left out inside each cell's rules (their antialiased edge)."""
+    shift: int = 2
+    """How far (px) one cell's text may be moved onto the other's after their boxes are laid one on the other."""
+    level: int = 40
+    """Luma difference (0-255, both blurred by 1 px) above which a pixel differs."""
+    title_band: float = TITLE_BAND
+    """Fraction of the height at the top left out (where a table's title sits)."""
+    most: int = 15
+    """The most pixels in which the text of two tables may differ in any one cell for them to show one table: on
+    the hard corpus's studied seeds a table drawn again at another size differs in 0-8, a copy against its
+    original's hard negative (one number changed) in 125 or more; a matplotlib table with one digit changed
+    (9,691 -> 9,694) at eight other figure sizes in 27-39, its copies in 0-8 (bench/README.md, "twenty-fifth
+    session")."""
+
+
+def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
+    """(first, last) index of each run of True in ``flags``."""
+    import numpy as np
+
+    edges = np.diff(np.concatenate([[0], flags.astype(np.int8), [0]]))
+    return list(zip(np.flatnonzero(edges == 1).tolist(), (np.flatnonzero(edges == -1) - 1).tolist(), strict=True))
+
+
+def _ruled(grey: np.ndarray, check: TableCheck) -> tuple[np.ndarray, list[tuple[int, int]], list[tuple[int, int]]]:
+    """(text ink (uint8, rules taken out and the title band blank), row rules, column rules) of ``grey``; each
+    rule as (first, last) pixel across it, the image's edges added where text lies beyond the outermost rule."""
+    import cv2
+    import numpy as np
+
+    height, width = grey.shape
+    ink = (grey < check.ink).astype(np.uint8)
+    across = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(15, round(width * check.rule_length))), np.uint8))
+    down = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(15, round(height * check.rule_length)), 1), np.uint8))
+    text = ink & ~((across > 0) | (down > 0))
+    text[:round(check.title_band * height)] = 0
+    rows, columns = _runs(np.asarray(across.any(axis=1))), _runs(np.asarray(down.any(axis=0)))
+    if any(last - first >= check.rule_width for first, last in rows + columns):
+        return text.astype(np.uint8), [], []  # a filled area, not a rule: no table
+    for rules, along, size in ((rows, np.asarray(text.any(axis=1)), height),
+                               (columns, np.asarray(text.any(axis=0)), width)):
+        if rules:
+            if along[:rules[0][0]].any():
+                rules.insert(0, (-1, -1))
+            if along[rules[-1][1] + 1:].any():
+                rules.append((size, size))
+    return text.astype(np.uint8), rows, columns
+
+
+def _cell_text(grey: np.ndarray, text: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray | None:
+    """The luma of the text's bounding box within ``box`` (x0, y0, x1, y1), or None where the cell is blank."""
+    import numpy as np
+
+    x0, y0, x1, y1 = box
+    if x1 <= x0 or y1 <= y0:
+        return None
+    ink = text[y0:y1, x0:x1]
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if not len(rows):
+        return None
+    return grey[y0 + rows[0]:y0 + rows[-1] + 1, x0 + cols[0]:x0 + cols[-1] + 1]
+
+
+def _text_difference(a: np.ndarray, b: np.ndarray, check: TableCheck) -> int:
+    """Pixels in which two crops of text differ at their best shift (see the module doc)."""
+    import cv2
+    import numpy as np
+
+    pad = check.shift + 1
+    height, width = max(a.shape[0], b.shape[0]) + 2 * pad, max(a.shape[1], b.shape[1]) + 2 * pad
+
+    def laid(crop: np.ndarray) -> np.ndarray:
+        out = np.full((height, width), 255, np.uint8)
+        out[pad:pad + crop.shape[0], pad:pad + crop.shape[1]] = crop
+        return np.asarray(cv2.GaussianBlur(out, (0, 0), 1.0), dtype=np.int16)
+
+    la, lb = laid(a), laid(b)
+    best = height * width
+    for dy in range(-check.shift, check.shift + 1):
+        for dx in range(-check.shift, check.shift + 1):
+            moved = np.roll(la, (dy, dx), axis=(0, 1))
+            differs = (np.abs(moved - lb) > check.level).astype(np.uint8)
+            differs = cv2.morphologyEx(differs, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+            best = min(best, int(cv2.countNonZero(differs)))
+    return best
+
+
+def cell_difference(pa: np.ndarray, pb: np.ndarray, check: TableCheck = TableCheck()) -> int | None:
+    """Pixels in which the text of two ruled tables differs in the cell where it differs most (a cell blank in one
+    image and not in the other counts its text's box), or None where either image is not a ruled table
+    (:attr:`TableCheck.least_lines`) or the two have other numbers of rows or columns. ``pa`` and ``pb`` are
+    content boxes (:func:`zuhyo.construct.filter.regions.content_pixels`), RGB or luma, at their own scale."""
+    import cv2
+
+    def grey(px: np.ndarray) -> np.ndarray:
+        return px if px.ndim == 2 else cv2.cvtColor(px, cv2.COLOR_RGB2GRAY)
+
+    ga, gb = grey(pa), grey(pb)
+    ta, rows_a, cols_a = _ruled(ga, check)
+    tb, rows_b, cols_b = _ruled(gb, check)
+    if (min(len(rows_a), len(cols_a)) < check.least_lines or len(rows_a) != len(rows_b)
+            or len(cols_a) != len(cols_b)):
+        return None
+    m = check.margin
+    cells = [(_cell_text(ga, ta, (cols_a[c][1] + 1 + m, rows_a[r][1] + 1 + m, cols_a[c + 1][0] - m,
+                                  rows_a[r + 1][0] - m)),
+              _cell_text(gb, tb, (cols_b[c][1] + 1 + m, rows_b[r][1] + 1 + m, cols_b[c + 1][0] - m,
+                                  rows_b[r + 1][0] - m)))
+             for r in range(len(rows_a) - 1) for c in range(len(cols_a) - 1)]
+    if min(sum(a is not None for a, _ in cells), sum(b is not None for _, b in cells)) < check.text_share * len(cells):
+        return None
+    worst = 0
+    for a, b in cells:
+        if a is None or b is None:  # text in one cell only: all of it differs
+            worst = max(worst, 0 if a is None and b is None else (a if b is None else b).size)  # type: ignore[union-attr]
+        else:
+            worst = max(worst, _text_difference(a, b, check))
+    return worst
