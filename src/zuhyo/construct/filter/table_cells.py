@@ -8,7 +8,11 @@ difference where nothing changed. On the hard corpus a table drawn again at anot
 
 :func:`cell_difference` reads both images as a grid of ruled lines: rows where a dark run spans an eighth of the
 width (opened with a line that long), columns likewise, the images' own edges where text lies beyond the outermost
-rule (a table cut off at the figure's edge). Two tables with the same number of rows and columns are compared cell
+rule (a table cut off at the figure's edge); what lies off the background between the rules (text, or the bars and
+lines of a chart with gridlines) is what each cell holds. An image is read as a table only where at least half
+its cells hold something and at most :attr:`TableCheck.crossing_share` of those reach a rule at either side: a
+chart's lines cross its gridlines, and a thin line of other data would be taken out of the difference with the
+seams. Two tables with the same number of rows and columns are compared cell
 by cell: the text of each cell (its ink, rules taken out) cropped to its bounding box, the two crops laid on one
 another at the best shift within :attr:`TableCheck.shift` px, blurred, and the pixels differing by more than
 :attr:`TableCheck.level` counted after a 2 px opening (a seam of antialiasing is not a stroke); the cell that
@@ -37,7 +41,10 @@ class TableCheck:
     """The parameters of :func:`cell_difference`."""
 
     ink: int = 128
-    """Luma below which a pixel is ink (rules and text)."""
+    """Luma below which a pixel is ink (what rules are read from)."""
+    off_background: int = 48
+    """How far (in any channel, 0-255) from the image's commonest colour a pixel holds something: a cell's text,
+    or the pale bar or coloured line of a chart read through its gridlines."""
     rule_length: float = 0.125
     """The least length of a rule, as a share of the image's width (rows) or height (columns)."""
     least_lines: int = 3
@@ -48,6 +55,11 @@ class TableCheck:
     text_share: float = 0.5
     """The least share of the cells holding text in each image for the two to be read as tables (a grid of empty
     cells is a chart's gridlines, and would agree whatever its data)."""
+    crossing_share: float = 0.3
+    """The largest share of the cells holding something whose content reaches their rules at the left or right
+    (within :attr:`margin`) for an image to be read as a table: a chart's lines and bars cross its gridlines and axes,
+    where a thin line of other data is taken out of the difference with the seams; a table's text keeps off its
+    rules (a row label cut off at the figure's edge does not)."""
     margin: int = 2
     """Pixels left out inside each cell's rules (their antialiased edge)."""
     shift: int = 2
@@ -72,9 +84,11 @@ def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(np.flatnonzero(edges == 1).tolist(), (np.flatnonzero(edges == -1) - 1).tolist(), strict=True))
 
 
-def _ruled(grey: np.ndarray, check: TableCheck) -> tuple[np.ndarray, list[tuple[int, int]], list[tuple[int, int]]]:
-    """(text ink (uint8, rules taken out and the title band blank), row rules, column rules) of ``grey``; each
-    rule as (first, last) pixel across it, the image's edges added where text lies beyond the outermost rule."""
+def _ruled(px: np.ndarray, grey: np.ndarray, check: TableCheck
+           ) -> tuple[np.ndarray, list[tuple[int, int]], list[tuple[int, int]]]:
+    """(what the cells hold (uint8: anything off the background, rules taken out, the title band blank), row
+    rules, column rules) of ``px`` (RGB or luma) and its luma ``grey``; each rule as (first, last) pixel across it,
+    the image's edges added where something lies beyond the outermost rule."""
     import cv2
     import numpy as np
 
@@ -82,7 +96,12 @@ def _ruled(grey: np.ndarray, check: TableCheck) -> tuple[np.ndarray, list[tuple[
     ink = (grey < check.ink).astype(np.uint8)
     across = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(15, round(width * check.rule_length))), np.uint8))
     down = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(15, round(height * check.rule_length)), 1), np.uint8))
-    text = ink & ~((across > 0) | (down > 0))
+    # Not only dark text: a pale bar or a coloured line in a chart's gridlines is what its cells hold, and differs
+    # where the data differ.
+    colour = px.reshape(height, width, -1).astype(np.int16)
+    background = np.median(colour.reshape(-1, colour.shape[2]), axis=0)
+    marked = (np.abs(colour - background).max(axis=2) > check.off_background).astype(np.uint8)
+    text = (marked | ink) & ~((across > 0) | (down > 0))
     text[:round(check.title_band * height)] = 0
     rows, columns = _runs(np.asarray(across.any(axis=1))), _runs(np.asarray(down.any(axis=0)))
     if any(last - first >= check.rule_width for first, last in rows + columns):
@@ -90,25 +109,30 @@ def _ruled(grey: np.ndarray, check: TableCheck) -> tuple[np.ndarray, list[tuple[
     for rules, along, size in ((rows, np.asarray(text.any(axis=1)), height),
                                (columns, np.asarray(text.any(axis=0)), width)):
         if rules:
-            if along[:rules[0][0]].any():
+            # beyond the rule's own antialiased edge
+            if along[:max(0, rules[0][0] - check.margin)].any():
                 rules.insert(0, (-1, -1))
-            if along[rules[-1][1] + 1:].any():
+            if along[rules[-1][1] + 1 + check.margin:].any():
                 rules.append((size, size))
     return text.astype(np.uint8), rows, columns
 
 
-def _cell_text(grey: np.ndarray, text: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray | None:
-    """The luma of the text's bounding box within ``box`` (x0, y0, x1, y1), or None where the cell is blank."""
+def _cell_text(grey: np.ndarray, text: np.ndarray, box: tuple[int, int, int, int]
+               ) -> tuple[np.ndarray | None, bool]:
+    """(The luma of the text's bounding box within ``box`` (x0, y0, x1, y1), or None where the cell is blank;
+    whether it reaches the box's left or right edge, as a chart's lines and bars cross its gridlines and a table's
+    text, padded in its cell, does not cross its rules)."""
     import numpy as np
 
     x0, y0, x1, y1 = box
     if x1 <= x0 or y1 <= y0:
-        return None
+        return None, False
     ink = text[y0:y1, x0:x1]
     rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
     if not len(rows):
-        return None
-    return grey[y0 + rows[0]:y0 + rows[-1] + 1, x0 + cols[0]:x0 + cols[-1] + 1]
+        return None, False
+    edge = cols[0] == 0 or cols[-1] == ink.shape[1] - 1  # a row's text may fill its height, not its width
+    return grey[y0 + rows[0]:y0 + rows[-1] + 1, x0 + cols[0]:x0 + cols[-1] + 1], bool(edge)
 
 
 def _text_difference(a: np.ndarray, b: np.ndarray, check: TableCheck) -> int:
@@ -146,8 +170,8 @@ def cell_difference(pa: np.ndarray, pb: np.ndarray, check: TableCheck = TableChe
         return px if px.ndim == 2 else cv2.cvtColor(px, cv2.COLOR_RGB2GRAY)
 
     ga, gb = grey(pa), grey(pb)
-    ta, rows_a, cols_a = _ruled(ga, check)
-    tb, rows_b, cols_b = _ruled(gb, check)
+    ta, rows_a, cols_a = _ruled(pa, ga, check)
+    tb, rows_b, cols_b = _ruled(pb, gb, check)
     if (min(len(rows_a), len(cols_a)) < check.least_lines or len(rows_a) != len(rows_b)
             or len(cols_a) != len(cols_b)):
         return None
@@ -157,10 +181,13 @@ def cell_difference(pa: np.ndarray, pb: np.ndarray, check: TableCheck = TableChe
               _cell_text(gb, tb, (cols_b[c][1] + 1 + m, rows_b[r][1] + 1 + m, cols_b[c + 1][0] - m,
                                   rows_b[r + 1][0] - m)))
              for r in range(len(rows_a) - 1) for c in range(len(cols_a) - 1)]
-    if min(sum(a is not None for a, _ in cells), sum(b is not None for _, b in cells)) < check.text_share * len(cells):
-        return None
+    for k in (0, 1):
+        held = [cell[k] for cell in cells if cell[k][0] is not None]
+        if (len(held) < check.text_share * len(cells)
+                or sum(edge for _, edge in held) > check.crossing_share * len(held)):
+            return None  # mostly blank cells, or marks crossing the rules: gridlines, not a table
     worst = 0
-    for a, b in cells:
+    for (a, _), (b, _) in cells:
         if a is None or b is None:  # text in one cell only: all of it differs
             worst = max(worst, 0 if a is None and b is None else (a if b is None else b).size)  # type: ignore[union-attr]
         else:
