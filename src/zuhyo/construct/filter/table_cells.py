@@ -13,7 +13,7 @@ lines of a chart with gridlines) is what each cell holds. An image is read as a 
 its cells hold something and at most :attr:`TableCheck.crossing_share` of those reach a rule at either side: a
 chart's lines cross its gridlines, and a thin line of other data would be taken out of the difference with the
 seams. Two tables with the same number of rows and columns are compared cell
-by cell: the text of each cell (its ink, rules taken out) cropped to its bounding box, the two crops laid on one
+by cell: what each cell holds (rules taken out) cropped to its bounding box, the two crops laid on one
 another at the best shift within :attr:`TableCheck.shift` px, blurred, and the pixels differing by more than
 :attr:`TableCheck.level` counted after a 2 px opening (a seam of antialiasing is not a stroke); the cell that
 differs most is what counts (a copy's few pixels of antialiasing are spread over its cells, one changed number is
@@ -88,7 +88,8 @@ def _ruled(px: np.ndarray, grey: np.ndarray, check: TableCheck
            ) -> tuple[np.ndarray, list[tuple[int, int]], list[tuple[int, int]]]:
     """(what the cells hold (uint8: anything off the background, rules taken out, the title band blank), row
     rules, column rules) of ``px`` (RGB or luma) and its luma ``grey``; each rule as (first, last) pixel across it,
-    the image's edges added where something lies beyond the outermost rule."""
+    the image's edges added where something lies beyond the outermost rule. A rule thicker than
+    :attr:`TableCheck.rule_width` (a filled area) leaves no rules, and the cells are not read."""
     import cv2
     import numpy as np
 
@@ -96,6 +97,9 @@ def _ruled(px: np.ndarray, grey: np.ndarray, check: TableCheck
     ink = (grey < check.ink).astype(np.uint8)
     across = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(15, round(width * check.rule_length))), np.uint8))
     down = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(15, round(height * check.rule_length)), 1), np.uint8))
+    rows, columns = _runs(np.asarray(across.any(axis=1))), _runs(np.asarray(down.any(axis=0)))
+    if any(last - first >= check.rule_width for first, last in rows + columns):
+        return ink, [], []  # a filled area, not a rule: no table (what the cells hold is not read)
     # Not only dark text: a pale bar or a coloured line in a chart's gridlines is what its cells hold, and differs
     # where the data differ.
     colour = px.reshape(height, width, -1).astype(np.int16)
@@ -103,9 +107,6 @@ def _ruled(px: np.ndarray, grey: np.ndarray, check: TableCheck
     marked = (np.abs(colour - background).max(axis=2) > check.off_background).astype(np.uint8)
     text = (marked | ink) & ~((across > 0) | (down > 0))
     text[:round(check.title_band * height)] = 0
-    rows, columns = _runs(np.asarray(across.any(axis=1))), _runs(np.asarray(down.any(axis=0)))
-    if any(last - first >= check.rule_width for first, last in rows + columns):
-        return text.astype(np.uint8), [], []  # a filled area, not a rule: no table
     for rules, along, size in ((rows, np.asarray(text.any(axis=1)), height),
                                (columns, np.asarray(text.any(axis=0)), width)):
         if rules:
@@ -114,7 +115,7 @@ def _ruled(px: np.ndarray, grey: np.ndarray, check: TableCheck
                 rules.insert(0, (-1, -1))
             if along[rules[-1][1] + 1 + check.margin:].any():
                 rules.append((size, size))
-    return text.astype(np.uint8), rows, columns
+    return text, rows, columns
 
 
 def _cell_text(grey: np.ndarray, text: np.ndarray, box: tuple[int, int, int, int]
@@ -133,6 +134,21 @@ def _cell_text(grey: np.ndarray, text: np.ndarray, box: tuple[int, int, int, int
         return None, False
     edge = cols[0] == 0 or cols[-1] == ink.shape[1] - 1  # a row's text may fill its height, not its width
     return grey[y0 + rows[0]:y0 + rows[-1] + 1, x0 + cols[0]:x0 + cols[-1] + 1], bool(edge)
+
+
+def _cells(grey: np.ndarray, text: np.ndarray, rows: list[tuple[int, int]], columns: list[tuple[int, int]],
+           check: TableCheck) -> list[np.ndarray | None] | None:
+    """What each cell between the rules holds (:func:`_cell_text`), row by row, or None where the image is not read
+    as a table: fewer than :attr:`TableCheck.text_share` of its cells hold something, or more than
+    :attr:`TableCheck.crossing_share` of those reach a rule at either side (gridlines, not a table)."""
+    m = check.margin
+    cells = [_cell_text(grey, text, (columns[c][1] + 1 + m, rows[r][1] + 1 + m, columns[c + 1][0] - m,
+                                     rows[r + 1][0] - m))
+             for r in range(len(rows) - 1) for c in range(len(columns) - 1)]
+    held = [edge for crop, edge in cells if crop is not None]
+    if len(held) < check.text_share * len(cells) or sum(held) > check.crossing_share * len(held):
+        return None
+    return [crop for crop, _ in cells]
 
 
 def _text_difference(a: np.ndarray, b: np.ndarray, check: TableCheck) -> int:
@@ -169,25 +185,19 @@ def cell_difference(pa: np.ndarray, pb: np.ndarray, check: TableCheck = TableChe
     def grey(px: np.ndarray) -> np.ndarray:
         return px if px.ndim == 2 else cv2.cvtColor(px, cv2.COLOR_RGB2GRAY)
 
-    ga, gb = grey(pa), grey(pb)
+    ga = grey(pa)
     ta, rows_a, cols_a = _ruled(pa, ga, check)
+    if min(len(rows_a), len(cols_a)) < check.least_lines:
+        return None  # not a table: the other image need not be read
+    gb = grey(pb)
     tb, rows_b, cols_b = _ruled(pb, gb, check)
-    if (min(len(rows_a), len(cols_a)) < check.least_lines or len(rows_a) != len(rows_b)
-            or len(cols_a) != len(cols_b)):
+    if len(rows_a) != len(rows_b) or len(cols_a) != len(cols_b):
         return None
-    m = check.margin
-    cells = [(_cell_text(ga, ta, (cols_a[c][1] + 1 + m, rows_a[r][1] + 1 + m, cols_a[c + 1][0] - m,
-                                  rows_a[r + 1][0] - m)),
-              _cell_text(gb, tb, (cols_b[c][1] + 1 + m, rows_b[r][1] + 1 + m, cols_b[c + 1][0] - m,
-                                  rows_b[r + 1][0] - m)))
-             for r in range(len(rows_a) - 1) for c in range(len(cols_a) - 1)]
-    for k in (0, 1):
-        held = [cell[k] for cell in cells if cell[k][0] is not None]
-        if (len(held) < check.text_share * len(cells)
-                or sum(edge for _, edge in held) > check.crossing_share * len(held)):
-            return None  # mostly blank cells, or marks crossing the rules: gridlines, not a table
+    cells_a, cells_b = _cells(ga, ta, rows_a, cols_a, check), _cells(gb, tb, rows_b, cols_b, check)
+    if cells_a is None or cells_b is None:
+        return None
     worst = 0
-    for (a, _), (b, _) in cells:
+    for a, b in zip(cells_a, cells_b, strict=True):
         if a is None or b is None:  # text in one cell only: all of it differs
             worst = max(worst, 0 if a is None and b is None else (a if b is None else b).size)  # type: ignore[union-attr]
         else:
