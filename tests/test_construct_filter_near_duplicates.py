@@ -1965,3 +1965,82 @@ def test_scatters_of_one_template_with_markers_elsewhere_fail_before_ecc_and_a_c
     assert largest_region(pa, pa.copy(), off, 128, limit=MAX_REGION, native=one_size) == 0
     unbounded = replace(RegionCheck(), other_strokes_lined_up=10**9)
     assert largest_region(pa, pa.copy(), off, 128, unbounded, limit=MAX_REGION, native=one_size) > 1000
+
+
+def test_a_label_drawn_again_reads_alike_and_a_changed_number_or_a_bar_does_not() -> None:
+    """The text look (:mod:`zuhyo.construct.filter.text_reading`): a line of text drawn at three times the size and
+    shrunk differs from the same line drawn at its size in hundreds of pixels, yet reads the same; one digit
+    changed, one digit added, or a bar drawn beside the text does not."""
+    pytest.importorskip("rapidocr")
+    import cv2
+    from matplotlib import font_manager
+    from PIL import Image, ImageDraw, ImageFont
+
+    from zuhyo.construct.filter.text_reading import reads_alike
+
+    font = font_manager.findfont("DejaVu Sans")
+
+    def line(text: str, scale: int = 1) -> np.ndarray:
+        im = Image.new("L", (240 * scale, 40 * scale), 255)
+        ImageDraw.Draw(im).text((20 * scale, 12 * scale), text, fill=0, font=ImageFont.truetype(font, 13 * scale))
+        return np.asarray(im.resize((240, 40), Image.Resampling.LANCZOS) if scale > 1 else im)
+
+    def differs(a: np.ndarray, b: np.ndarray) -> tuple[tuple[int, int, int, int], np.ndarray]:
+        mask = (cv2.absdiff(a, b) > 40).view(np.uint8)
+        ys, xs = np.nonzero(mask)
+        return (int(xs.min()), int(ys.min()), int(np.ptp(xs)) + 1, int(np.ptp(ys)) + 1), mask
+
+    drawn_again = line("Sales 2,345", 3)
+    results = {}
+    for text in ("Sales 2,345", "Sales 2,845", "Sales 2,3456"):
+        box, mask = differs(drawn_again, line(text))
+        assert int(mask.sum()) > 100  # far over the second look's limit, pixel by pixel
+        results[text] = reads_alike(drawn_again, line(text), box, mask)
+    assert results == {"Sales 2,345": True, "Sales 2,845": False, "Sales 2,3456": False}
+    with_bar = line("Sales 2,345").copy()
+    with_bar[5:35, 180:200] = 0
+    box, mask = differs(line("Sales 2,345"), with_bar)
+    assert not reads_alike(line("Sales 2,345"), with_bar, box, mask)
+
+
+def _labelled_bars(labels: list[str], dpi: int, values: tuple[int, ...] = (23, 41, 17, 35, 29, 12)) -> bytes:
+    """Bars over small Japanese labels (10 pt, the packaged IPAex Gothic), 7 x 4 inches at ``dpi``."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"font.family": ["DejaVu Sans", _bundled_ipaex_family()]}):
+        fig = plt.figure(figsize=(7, 4), dpi=dpi)
+        ax = fig.add_subplot(111)
+        ax.bar(np.arange(len(labels)), values, color="#4c72b0")
+        ax.set_xticks(np.arange(len(labels)), labels, fontsize=10)
+        ax.tick_params(axis="y", labelsize=10)
+        ax.set_title("収穫量の推移", fontsize=13)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def test_a_chart_drawn_again_at_another_dpi_is_merged_by_reading_its_labels_and_other_data_or_words_are_not() -> None:
+    """Drawn again at 170 DPI, small Japanese labels are hinted anew: three of them differ from the 100 DPI
+    original in 58-77 px each, and no shift or scale explains them. They read the same in both, so the pair is
+    merged; without the text look it is not. One bar of other height, or one label another word, is not."""
+    pytest.importorskip("rapidocr")
+    from zuhyo.construct.filter.near_duplicates import region_scores, verify_scores
+    from zuhyo.construct.filter.regions import RegionCheck
+
+    labels = ["生産量", "輸入額", "学生数", "降水量", "売上高", "交通量"]
+    images = [_labelled_bars(labels, 100), _labelled_bars(labels, 170),
+              _labelled_bars(labels, 170, (23, 41, 17, 35, 31, 12)), _labelled_bars([*labels[:5], "交通費"], 170)]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2], [0, 3]])
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    assert scores[0] >= DEFAULT_MIN_SCORE and 0 <= regions[0] <= MAX_REGION  # the copy: merged
+    assert scores[1] == 0.0 and regions[1] > 10 * MAX_REGION  # a bar of other height
+    assert scores[2] == 0.0 and regions[2] > MAX_REGION  # 交通量 -> 交通費
+    without = region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images, check=RegionCheck(read_text=False))
+    assert without[0] > MAX_REGION

@@ -257,6 +257,14 @@ class RegionCheck:
     its columns, not its text, so each cell's text moves by its own amount. It passes where the text of no cell
     differs in more than :attr:`zuhyo.construct.filter.table_cells.TableCheck.most` pixels (returned as its
     region), whatever ink the other looks found astray."""
+    read_text: bool = True
+    """Whether a pair of lossless images drawn at other sizes (:attr:`glyph_change`) that the looks above leave
+    over the limit, by at most :attr:`read_up_to`, is looked at once more with each region over the limit read as
+    text in both (:func:`zuhyo.construct.filter.text_reading.reads_alike`, RapidOCR: the ``[ocr]`` extra; without
+    it this look is skipped): a region whose lines read alike in both is a label drawn again, not other data. Our
+    addition (bench/README.md, "twenty-sixth session")."""
+    read_up_to: int = 2000
+    """The largest region (as the looks count it) of a pair read as text (:attr:`read_text`)."""
 
 
 LOSSY_FORMATS = ("JPEG", "MPO", "WEBP")
@@ -477,11 +485,12 @@ def _from_corner(affine: np.ndarray, x: float, y: float) -> np.ndarray:
 
 
 def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float, float] | None = None,
-            limit: int = 0, pieces: Sequence[Piece] = (), shift: int = 0) -> int:
+            limit: int = 0, pieces: Sequence[Piece] = (), shift: int = 0, read: bool = False) -> int:
     """The largest compact region in which ``b`` differs from ``a`` warped by ``affine`` (see the module doc),
     within each of ``pieces`` by its own alignment. With ``text`` (the
     scale of ``a``'s text against ``b``'s under ``affine``, across and down) a region over ``limit`` that
-    :func:`_moved_text` explains as the same text is not counted."""
+    :func:`_moved_text` explains as the same text is not counted; with ``read``, nor is one that reads as the same
+    text in both (:func:`zuhyo.construct.filter.text_reading.reads_alike`)."""
     import cv2
     import numpy as np
 
@@ -512,8 +521,17 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         return 0
     # One changed cell is most of what differs; a copy's largest region is a small part of a spread of them.
     counted = np.where(pixels >= check.alone_share * spread, pixels * check.alone_weight, pixels)
-    if text is None and not shift:
+    if text is None and not shift and not read:
         return int(counted[compact].max())
+    lumas: list[np.ndarray] = []  # a's luma warped, once, for the first region read
+
+    def reads_alike(k: int, box: tuple[int, int, int, int]) -> bool:
+        from zuhyo.construct.filter.text_reading import reads_alike
+
+        if not lumas:
+            lumas.append(warped(g.ga))
+        return reads_alike(lumas[0], g.gb, box, cv2.bitwise_and(differs, (labels == k + 1).view(np.uint8)))
+
     for k in np.argsort(-pixels):
         if not compact[k]:
             continue
@@ -522,6 +540,8 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         x, y, w, h = (int(v) for v in stats[k + 1, :4])
         # a solid patch (a bar of another height) is not strokes; a band no thicker than a shift is an edge moved
         if pixels[k] > check.text_fill * w * h and not (shift and min(w, h) <= shift + 1):
+            if read and reads_alike(k, (x, y, w, h)):
+                continue
             return int(counted[k])
         # A long region (the labels along an axis: their places scale with the axes, their glyphs do not) is
         # looked at piece by piece, each about its own centre.
@@ -533,6 +553,8 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         if not all((text is not None and _moved_text(g, own, part, text, check, limit, mine))
                    or (shift and _moved_text(g, own, part, (1.0, 1.0), check, limit, mine, reach=shift))
                    for part in parts):
+            if read and reads_alike(k, (x, y, w, h)):
+                continue
             return int(counted[k])
     return 0
 
@@ -1000,6 +1022,12 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
         cells = cell_difference(as_drawn, pb)
         if cells is not None and cells <= TableCheck.most:
             return cells  # one table typeset again: its cells' text moved, each by its own amount
+    if found > bound and faint and resized and check.read_text and found <= check.read_up_to:
+        from zuhyo.construct.filter.text_reading import available
+
+        if available():  # drawn again: its labels hinted anew, each region of them read in both
+            found = min(found, _region(g, refined, check, text=text, limit=bound, pieces=pieces, shift=shift,
+                                       read=True))
     if found <= bound and strays and (drawn := inks()) is not None:
         stray = _strays_over(drawn, refined, check, resampled, pieces)
         if stray and resized and not pieces and check.layout_gap > 0:
