@@ -34,7 +34,8 @@ class TextCheck:
     enlargements: tuple[float, ...] = (2.0, 2.5, 3.0, 4.0)
     """How much the cut is enlarged before it is read, tried in turn: chart text is 8-15 px high on the grid, the
     recogniser reads lines 48 px high, and at these sizes it takes one small kanji for another at one scale and
-    not at the next (売上高 read as 壳上高 in one image of a pair at 2x, alike at 3x)."""
+    not at the next (売上高 read as 壳上高 in one image of a pair at 2x, alike at 3x). Only lines that differ in
+    such characters alone are read again at the next enlargement."""
     least_confidence: float = 0.7
     """The least confidence of every line touching the region, in either image (a short Japanese word of 8 px
     glyphs reads at 0.75-0.85, what the recogniser makes of a marker or a line's end at 0.5-0.65)."""
@@ -125,4 +126,12 @@ def reads_alike(wa: np.ndarray, gb: np.ndarray, box: tuple[int, int, int, int], 
             read.append(texts)
         if read[0] == read[1]:
             return True
+        if _latin(read[0]) != _latin(read[1]):
+            return False  # digits and Latin letters are read surely at 2x: a number or word of other data
     return False
+
+
+def _latin(texts: list[str]) -> list[str]:
+    """``texts`` with all but their ASCII characters left out: what the recogniser reads surely at any of the
+    enlargements, where it takes one small kanji for another at one and not at the next."""
+    return ["".join(c for c in text if c.isascii()) for text in texts]
