@@ -28,6 +28,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,10 @@ def run_measured(args: list[str]) -> dict[str, Any]:
     import psutil
 
     began = time.perf_counter()
-    proc = psutil.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Its output to files, not pipes: the loop below reads no pipe while it runs, and a command that writes more
+    # than a pipe holds (64 KiB: a warning for each of a thousand files) would block on it for ever.
+    out_file, err_file = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+    proc = psutil.Popen(args, stdout=out_file, stderr=err_file, text=True)
     peak_driver = peak_tree = peak_anon = 0.0
     while proc.poll() is None:
         peak_anon = max(peak_anon, _anonymous_mib(proc.pid))
@@ -69,7 +73,12 @@ def run_measured(args: list[str]) -> dict[str, Any]:
             break
         peak_driver, peak_tree = max(peak_driver, driver / 2**20), max(peak_tree, tree / 2**20)
         time.sleep(0.1)
-    out, err = proc.communicate()
+    proc.wait()
+    out_file.seek(0)
+    err_file.seek(0)
+    out, err = out_file.read(), err_file.read()
+    out_file.close()
+    err_file.close()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}):\n{err[-3000:]}")
     return {"seconds": round(time.perf_counter() - began, 1), "peak_driver_mib": round(peak_driver),
