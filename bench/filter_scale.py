@@ -56,29 +56,27 @@ def run_measured(args: list[str]) -> dict[str, Any]:
     began = time.perf_counter()
     # Its output to files, not pipes: the loop below reads no pipe while it runs, and a command that writes more
     # than a pipe holds (64 KiB: a warning for each of a thousand files) would block on it for ever.
-    out_file, err_file = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
-    proc = psutil.Popen(args, stdout=out_file, stderr=err_file, text=True)
-    peak_driver = peak_tree = peak_anon = 0.0
-    while proc.poll() is None:
-        peak_anon = max(peak_anon, _anonymous_mib(proc.pid))
-        try:
-            driver = proc.memory_info().rss
-            tree = driver
-            for child in proc.children(recursive=True):
-                try:
-                    tree += child.memory_info().rss
-                except psutil.Error:  # a worker that ended between listing and reading
-                    pass
-        except psutil.Error:
-            break
-        peak_driver, peak_tree = max(peak_driver, driver / 2**20), max(peak_tree, tree / 2**20)
-        time.sleep(0.1)
-    proc.wait()
-    out_file.seek(0)
-    err_file.seek(0)
-    out, err = out_file.read(), err_file.read()
-    out_file.close()
-    err_file.close()
+    with tempfile.TemporaryFile("w+") as out_file, tempfile.TemporaryFile("w+") as err_file:
+        proc = psutil.Popen(args, stdout=out_file, stderr=err_file, text=True)
+        peak_driver = peak_tree = peak_anon = 0.0
+        while proc.poll() is None:
+            peak_anon = max(peak_anon, _anonymous_mib(proc.pid))
+            try:
+                driver = proc.memory_info().rss
+                tree = driver
+                for child in proc.children(recursive=True):
+                    try:
+                        tree += child.memory_info().rss
+                    except psutil.Error:  # a worker that ended between listing and reading
+                        pass
+            except psutil.Error:
+                break
+            peak_driver, peak_tree = max(peak_driver, driver / 2**20), max(peak_tree, tree / 2**20)
+            time.sleep(0.1)
+        proc.wait()
+        out_file.seek(0)
+        err_file.seek(0)
+        out, err = out_file.read(), err_file.read()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}):\n{err[-3000:]}")
     return {"seconds": round(time.perf_counter() - began, 1), "peak_driver_mib": round(peak_driver),

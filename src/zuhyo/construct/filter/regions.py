@@ -385,6 +385,14 @@ def _grid_size(pa: np.ndarray, pb: np.ndarray) -> tuple[int, int]:
     return max(16, round(lb_shape[1] * f)), max(16, round(lb_shape[0] * f))
 
 
+def grey_plane(px: np.ndarray) -> np.ndarray:
+    """``px`` (RGB uint8, or already one plane) as one uint8 plane of ITU-R 601 luma, as Pillow's convert("L")."""
+    import cv2
+    import numpy as np
+
+    return px if px.ndim == 2 else np.asarray(cv2.cvtColor(px, cv2.COLOR_RGB2GRAY))
+
+
 def _grids(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool,
            known: np.ndarray | None = None) -> _Grids:
     """Both on the grid of the smaller (the coarser image sets the detail both can show); ``known`` (``pa``'s
@@ -394,12 +402,9 @@ def _grids(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool,
     import numpy as np
 
     size = _grid_size(pa, pb)
-
-    def luma(px: np.ndarray) -> np.ndarray:  # ITU-R 601 (as convert("L")) before the resize, as tuned on
-        return px if px.ndim == 2 else np.asarray(cv2.cvtColor(px, cv2.COLOR_RGB2GRAY))
-
-    ga = cv2.resize(luma(pa), size, interpolation=cv2.INTER_AREA)
-    gb = cv2.resize(luma(pb), size, interpolation=cv2.INTER_AREA)
+    # ITU-R 601 before the resize, as tuned on
+    ga = cv2.resize(grey_plane(pa), size, interpolation=cv2.INTER_AREA)
+    gb = cv2.resize(grey_plane(pb), size, interpolation=cv2.INTER_AREA)
     ca = cb = ra = rb = None
     if not grey:
         ra = np.asarray(cv2.resize(pa, size, interpolation=cv2.INTER_AREA))
@@ -527,12 +532,15 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         return int(counted[compact].max())
     lumas: list[np.ndarray] = []  # a's luma warped, once, for the first region read
 
-    def reads_alike(k: int, box: tuple[int, int, int, int]) -> bool:
+    def region_of(k: int) -> np.ndarray:
+        return np.asarray(cv2.bitwise_and(differs, (labels == k + 1).view(np.uint8)))
+
+    def reads_alike(box: tuple[int, int, int, int], region: np.ndarray) -> bool:
         from zuhyo.construct.filter.text_reading import reads_alike
 
         if not lumas:
             lumas.append(warped(g.ga))
-        return reads_alike(lumas[0], g.gb, box, cv2.bitwise_and(differs, (labels == k + 1).view(np.uint8)))
+        return reads_alike(lumas[0], g.gb, box, region)
 
     for k in np.argsort(-pixels):
         if not compact[k]:
@@ -542,7 +550,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         x, y, w, h = (int(v) for v in stats[k + 1, :4])
         # a solid patch (a bar of another height) is not strokes; a band no thicker than a shift is an edge moved
         if pixels[k] > check.text_fill * w * h and not (shift and min(w, h) <= shift + 1):
-            if read and reads_alike(k, (x, y, w, h)):
+            if read and reads_alike((x, y, w, h), region_of(k)):
                 continue
             return int(counted[k])
         # A long region (the labels along an axis: their places scale with the axes, their glyphs do not) is
@@ -551,11 +559,11 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         parts = [(px, py, min(piece, x + w - px), min(piece, y + h - py))
                  for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
         own = _piece_at(pieces, affine, x + w / 2, y + h / 2)
-        mine = cv2.bitwise_and(differs, (labels == k + 1).view(np.uint8))
+        mine = region_of(k)
         if not all((text is not None and _moved_text(g, own, part, text, check, limit, mine))
                    or (shift and _moved_text(g, own, part, (1.0, 1.0), check, limit, mine, reach=shift))
                    for part in parts):
-            if read and reads_alike(k, (x, y, w, h)):
+            if read and reads_alike((x, y, w, h), mine):
                 continue
             return int(counted[k])
     return 0
@@ -1025,9 +1033,9 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
         if cells is not None and cells <= TableCheck.most:
             return cells  # one table typeset again: its cells' text moved, each by its own amount
     if found > bound and faint and resized and check.read_text and found <= check.read_up_to:
-        from zuhyo.construct.filter.text_reading import available
+        from zuhyo.construct.filter.chart_features import ocr_available
 
-        if available():  # drawn again: its labels hinted anew, each region of them read in both
+        if ocr_available():  # drawn again: its labels hinted anew, each region of them read in both
             found = min(found, _region(g, refined, check, text=text, limit=bound, pieces=pieces, shift=shift,
                                        read=True))
     if found <= bound and strays and (drawn := inks()) is not None:

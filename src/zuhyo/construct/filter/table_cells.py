@@ -180,16 +180,13 @@ def cell_difference(pa: np.ndarray, pb: np.ndarray, check: TableCheck = TableChe
     image and not in the other counts its text's box), or None where either image is not a ruled table
     (:attr:`TableCheck.least_lines`) or the two have other numbers of rows or columns. ``pa`` and ``pb`` are
     content boxes (:func:`zuhyo.construct.filter.regions.content_pixels`), RGB or luma, at their own scale."""
-    import cv2
+    from zuhyo.construct.filter.regions import grey_plane
 
-    def grey(px: np.ndarray) -> np.ndarray:
-        return px if px.ndim == 2 else cv2.cvtColor(px, cv2.COLOR_RGB2GRAY)
-
-    ga = grey(pa)
+    ga = grey_plane(pa)
     ta, rows_a, cols_a = _ruled(pa, ga, check)
     if min(len(rows_a), len(cols_a)) < check.least_lines:
         return None  # not a table: the other image need not be read
-    gb = grey(pb)
+    gb = grey_plane(pb)
     tb, rows_b, cols_b = _ruled(pb, gb, check)
     if len(rows_a) != len(rows_b) or len(cols_a) != len(cols_b):
         return None

@@ -58,15 +58,6 @@ def _reader() -> Any:
                             "EngineConfig.onnxruntime.inter_op_num_threads": 1})
 
 
-def available() -> bool:
-    """Whether RapidOCR can be imported (the ``[ocr]`` extra)."""
-    try:
-        import rapidocr  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def _lines(grey: np.ndarray, region: np.ndarray, check: TextCheck, enlarge: float
            ) -> tuple[list[str], float, float] | None:
     """The text lines of ``grey`` (a cut enlarged ``enlarge`` times, uint8) whose boxes touch ``region`` (the
