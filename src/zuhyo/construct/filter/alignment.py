@@ -49,6 +49,14 @@ def luma(rgb: np.ndarray) -> np.ndarray:
     return np.asarray(rgb @ np.array([0.299, 0.587, 0.114], dtype=np.float32), dtype=np.float32)
 
 
+def grey_plane(px: np.ndarray) -> np.ndarray:
+    """``px`` (RGB uint8, or already one plane) as one uint8 plane of ITU-R 601 luma, as Pillow's convert("L")."""
+    import cv2
+    import numpy as np
+
+    return px if px.ndim == 2 else np.asarray(cv2.cvtColor(px, cv2.COLOR_RGB2GRAY))
+
+
 @dataclass(frozen=True)
 class Comparison:
     """The parameters of the verification (see the module doc); the defaults are the filter's."""

@@ -67,7 +67,7 @@ import functools
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from zuhyo.construct.filter.alignment import THUMB, TITLE_BAND, figure_box
+from zuhyo.construct.filter.alignment import THUMB, TITLE_BAND, figure_box, grey_plane
 from zuhyo.images.verify import DEFAULT_MAX_PIXELS, PngPixels, decode_untrusted_fast
 
 if TYPE_CHECKING:
@@ -383,14 +383,6 @@ def _grid_size(pa: np.ndarray, pb: np.ndarray) -> tuple[int, int]:
     lb_shape = pb.shape[:2]
     f = min(max(pa.shape[:2]), max(lb_shape)) / max(lb_shape)
     return max(16, round(lb_shape[1] * f)), max(16, round(lb_shape[0] * f))
-
-
-def grey_plane(px: np.ndarray) -> np.ndarray:
-    """``px`` (RGB uint8, or already one plane) as one uint8 plane of ITU-R 601 luma, as Pillow's convert("L")."""
-    import cv2
-    import numpy as np
-
-    return px if px.ndim == 2 else np.asarray(cv2.cvtColor(px, cv2.COLOR_RGB2GRAY))
 
 
 def _grids(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool,

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-from zuhyo.construct.filter.alignment import TITLE_BAND
+from zuhyo.construct.filter.alignment import TITLE_BAND, grey_plane
 
 
 @dataclass(frozen=True)
@@ -180,8 +180,6 @@ def cell_difference(pa: np.ndarray, pb: np.ndarray, check: TableCheck = TableChe
     image and not in the other counts its text's box), or None where either image is not a ruled table
     (:attr:`TableCheck.least_lines`) or the two have other numbers of rows or columns. ``pa`` and ``pb`` are
     content boxes (:func:`zuhyo.construct.filter.regions.content_pixels`), RGB or luma, at their own scale."""
-    from zuhyo.construct.filter.regions import grey_plane
-
     ga = grey_plane(pa)
     ta, rows_a, cols_a = _ruled(pa, ga, check)
     if min(len(rows_a), len(cols_a)) < check.least_lines:
