@@ -2026,6 +2026,53 @@ def _labelled_bars(labels: list[str], dpi: int, values: tuple[int, ...] = (23, 4
     return buf.getvalue()
 
 
+def _lines_with_legend(size: tuple[float, float], moved: tuple[int, int, float] | None = None) -> bytes:
+    """Ten random walks with a legend in two columns (6 pt) and axis labels, ``size`` inches at 100 DPI; with
+    ``moved`` (series, point, by) one point of one series moved."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    walks = np.cumsum(np.random.default_rng(1).normal(0, 1, (10, 40)), axis=1) + 10
+    if moved is not None:
+        walks[moved[0], moved[1]] += moved[2]
+    fig = plt.figure(figsize=size, dpi=100)
+    ax = fig.add_subplot(111)
+    for k, row in enumerate(walks):
+        ax.plot(row, linewidth=0.8, label=f"L{k}")
+    ax.legend(fontsize=6, ncol=2)
+    ax.set_xlabel("Survey")
+    ax.set_ylabel("Wages")
+    fig.suptitle("Patients (2011)")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def test_a_line_chart_drawn_again_at_another_size_is_merged_with_its_legend_moved_and_other_data_is_not() -> None:
+    """Drawn again at 7 x 6.3 inches (8 x 6 first), a chart's legend keeps its size in points and its place
+    against the axes' corner, so its keys and labels lie several pixels from where the pair's alignment puts
+    them: stray ink over the limit, which the marks moved as text explain (``RegionCheck.stray_text``). Without
+    that the copy is not merged; one point of one series moved, drawn at the other size, is not merged."""
+    from zuhyo.construct.filter.near_duplicates import region_scores, verify_scores
+    from zuhyo.construct.filter.regions import RegionCheck
+
+    images = [_lines_with_legend((8, 6)), _lines_with_legend((7, 6.3)), _lines_with_legend((7, 6.3), (3, 20, 2.0))]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2], [1, 2]])
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    merged = (scores >= DEFAULT_MIN_SCORE) & (regions >= 0) & (regions <= MAX_REGION)
+    assert merged.tolist() == [True, False, False]  # the copy; not one point of other data, at either size
+    assert regions[2] > MAX_REGION  # at the other size, the moved point is no legend moved
+    without = region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images,
+                            check=RegionCheck(stray_text=False))
+    assert without[0] > MAX_REGION
+
+
 def test_a_chart_drawn_again_at_another_dpi_is_merged_by_reading_its_labels_and_other_data_or_words_are_not() -> None:
     """Drawn again at 170 DPI, small Japanese labels are hinted anew: three of them differ from the 100 DPI
     original in 58-77 px each, and no shift or scale explains them. They read the same in both, so the pair is

@@ -64,6 +64,7 @@ decided no pair otherwise; bench/README.md, "sixth session".)
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -175,6 +176,13 @@ class RegionCheck:
     of at most 28 px and in all at most 4.6 % of the ink; the other charts 72 px and more (a copy in a JPEG
     against its original's hard negative), or on a small copy's grid 21-33 px (markers) with 7-38 % of the ink
     (bench/README.md, "sixteenth session"). 0 turns this off."""
+    stray_text: bool = True
+    """Whether, in a pair of lossless images drawn at other sizes (:attr:`glyph_change`), a region of stray ink
+    over the limit whose text reads the same in both (:func:`zuhyo.construct.filter.text_reading.reads_alike`, as
+    :attr:`read_text`; skipped without the ``[ocr]`` extra) is left out: an axis label is set off from its axis by
+    a pad in points, so a chart drawn again at another size has it where the alignment does not put it, by more
+    than the stray reach. A line of other data reads as no text. Our addition (bench/README.md,
+    "twenty-seventh session")."""
     stray_reach_resampled: int = 6
     """As :attr:`stray_reach`, for a resampled pair (:attr:`stray_limit_resampled`)."""
     stray_share_resampled: float = 0.1
@@ -455,6 +463,9 @@ def _ecc(template: np.ndarray, image: np.ndarray, affine: np.ndarray, side: int,
 
 Piece = tuple[tuple[int, int, int, int], "np.ndarray"]
 """A layout block of ``b``'s grid (x, y, w, h) and its own alignment (2x3, ``b``'s grid to ``a``'s)."""
+
+Explained = Callable[[tuple[int, int, int, int], "np.ndarray"], bool]
+"""Whether a region (its box x, y, w, h and its mask on the grid) is what a copy shows (:func:`_stray_ink`)."""
 
 
 def _warp(a: np.ndarray, affine: np.ndarray, size: tuple[int, int], pieces: Sequence[Piece] = (),
@@ -1025,20 +1036,46 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
         if cells is not None and cells <= TableCheck.most:
             return cells  # one table typeset again: its cells' text moved, each by its own amount
     if found > bound and faint and resized and check.read_text and found <= check.read_up_to:
-        from zuhyo.construct.filter.chart_features import ocr_available
-
-        if ocr_available():  # drawn again: its labels hinted anew, each region of them read in both
+        if _can_read():  # drawn again: its labels hinted anew, each region of them read in both
             found = min(found, _region(g, refined, check, text=text, limit=bound, pieces=pieces, shift=shift,
                                        read=True))
     if found <= bound and strays and (drawn := inks()) is not None:
-        stray = _strays_over(drawn, refined, check, resampled, pieces)
+        lumas: list[np.ndarray] = []
+
+        def read_alike(box: tuple[int, int, int, int], region: np.ndarray) -> bool:
+            # an axis label, set off from its axis by a pad in points, lies that pad scaled elsewhere: read, it is
+            # the same text (a line of other data reads as none; the moved-text test, blind to thin strokes, would
+            # take one moved onto another line for text)
+            from zuhyo.construct.filter.text_reading import reads_alike
+
+            if not lumas:
+                lumas.append(_warp(g.ga, refined, (width, height), pieces))
+            return reads_alike(lumas[0], g.gb, box, region)
+
+        resampled_check = replace(check, stray_reach=check.stray_reach_resampled)  # resized: resampled
+
+        def explained(box: tuple[int, int, int, int], region: np.ndarray) -> bool:
+            # a legend's keys, a label: drawn at their size in points, set off from the axes by pads in points
+            return ((text is not None
+                     and _ink_moved(drawn, refined, box, region, text, resampled_check, bound, pieces, shift))
+                    or (_can_read() and read_alike(box, region)))
+
+        strays_moved = explained if faint and resized and check.stray_text else None
+        stray = _strays_over(drawn, refined, check, resampled, pieces, strays_moved)
         if stray and resized and not pieces and check.layout_gap > 0:
             # drawn again at another size: its title may have moved apart from the axes (see the pieces above)
             pieces = _pieces(g, refined, check)
-            stray = _strays_over(drawn, refined, check, resampled, pieces) if pieces else stray
+            stray = _strays_over(drawn, refined, check, resampled, pieces, strays_moved) if pieces else stray
         if stray:
             return max(stray, bound + 1)
     return found
+
+
+def _can_read() -> bool:
+    """Whether text can be read (:mod:`zuhyo.construct.filter.text_reading`: the ``[ocr]`` extra)."""
+    from zuhyo.construct.filter.chart_features import ocr_available
+
+    return ocr_available()
 
 
 def _ink(px: np.ndarray, check: RegionCheck) -> np.ndarray:
@@ -1121,12 +1158,14 @@ def _strokes(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool = Fa
                     (far_a > check.stray_trace).view(np.uint8), (far_b > check.stray_trace).view(np.uint8))
 
 
-def _stray_ink(strokes: _Strokes, affine: np.ndarray, check: RegionCheck, pieces: Sequence[Piece] = ()
-               ) -> tuple[int, int]:
+def _stray_ink(strokes: _Strokes, affine: np.ndarray, check: RegionCheck, pieces: Sequence[Piece] = (),
+               explained: Explained | None = None, limit: int = 0) -> tuple[int, int]:
     """(pixels of the largest region, pixels in all) of ink of one image with no trace of ink of the other within
     :attr:`RegionCheck.stray_reach` px (regions: strokes joined by :attr:`RegionCheck.join` px), ``a``'s warped
     by ``affine`` (and within each of ``pieces`` by its own alignment) onto ``b``'s grid (as :func:`_region`, the
-    title band and the edge left out): a line of other data, where it was and where it is now."""
+    title band and the edge left out): a line of other data, where it was and where it is now. Regions over
+    ``limit`` that ``explained`` (their box and mask) takes for what a copy shows are left out, the largest first,
+    up to the first it does not."""
     import cv2
     import numpy as np
 
@@ -1150,26 +1189,137 @@ def _stray_ink(strokes: _Strokes, affine: np.ndarray, check: RegionCheck, pieces
     if not total:
         return 0, 0
     joined = cv2.morphologyEx(stray, cv2.MORPH_CLOSE, np.ones((check.join, check.join), np.uint8))
-    count, labels = cv2.connectedComponents(joined, connectivity=8)
-    return int(np.bincount(labels[stray > 0], minlength=count)[1:].max()), int(total)
+    if explained is None:
+        count, labels = cv2.connectedComponents(joined, connectivity=8)
+        return int(np.bincount(labels[stray > 0], minlength=count)[1:].max()), int(total)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    pixels = np.bincount(labels[stray > 0], minlength=count)[1:]
+    for k in np.argsort(-pixels):
+        x, y, w, h = (int(v) for v in stats[k + 1, :4])
+        # a solid patch is no text (as _region)
+        if pixels[k] <= limit or pixels[k] > check.text_fill * w * h:
+            break
+        if not explained((x, y, w, h), np.asarray(cv2.bitwise_and(stray, (labels == k + 1).view(np.uint8)))):
+            break
+        total -= int(pixels[k])
+        pixels[k] = 0
+    return int(pixels.max()), int(total)
 
 
 def _strays_over(strokes: _Strokes, affine: np.ndarray, check: RegionCheck, resampled: bool,
-                 pieces: Sequence[Piece] = ()) -> int:
+                 pieces: Sequence[Piece] = (), explained: Explained | None = None) -> int:
     """0 when the pair's stray ink (:func:`_stray_ink`) is within what a copy shows, else the pixels that are not
     (at least 1): for two lossless images of one size, a region over :attr:`RegionCheck.stray_limit`; for a
     ``resampled`` pair (a JPEG, or of other sizes), with ink explained within
     :attr:`RegionCheck.stray_reach_resampled` px, a region over :attr:`RegionCheck.stray_limit_resampled` or in
-    all more than :attr:`RegionCheck.stray_share_resampled` of ``b``'s ink."""
+    all more than :attr:`RegionCheck.stray_share_resampled` of ``b``'s ink. Regions over the limit that
+    ``explained`` takes for a copy's (text drawn again: :attr:`RegionCheck.stray_text`) are left out."""
     if not resampled:
-        largest, _ = _stray_ink(strokes, affine, check, pieces)
+        largest, _ = _stray_ink(strokes, affine, check, pieces, explained, check.stray_limit)
         return largest if largest > check.stray_limit else 0
     import cv2
 
-    largest, total = _stray_ink(strokes, affine, replace(check, stray_reach=check.stray_reach_resampled), pieces)
+    largest, total = _stray_ink(strokes, affine, replace(check, stray_reach=check.stray_reach_resampled), pieces,
+                                explained, check.stray_limit_resampled)
     if largest > check.stray_limit_resampled:
         return largest
     return total if total > check.stray_share_resampled * cv2.countNonZero(strokes.ink_b) else 0
+
+
+def _ink_moved(strokes: _Strokes, affine: np.ndarray, box: tuple[int, int, int, int], region: np.ndarray,
+               text: tuple[float, float], check: RegionCheck, limit: int, pieces: Sequence[Piece] = (),
+               reach: int = 0) -> bool:
+    """Whether ``region`` (stray ink: its mask on the grid, within ``box``, x, y, w, h) is marks drawn at their
+    size in points that moved as text does (a legend's keys and labels, an axis label: set off from the axes by
+    pads in points), as :func:`_moved_text` explains shades, on the images' ink (a legend's key is a line two
+    pixels wide, which the regions' seams take out). Marks are ink wholly within the box widened by as far as a
+    mark anchored within :attr:`RegionCheck.glyph_reach` may move at that scale (at least ``reach`` px). The
+    region must lie on marks of either image (a line of data runs on beyond the box, a grid line across it), and
+    each image's marks on it, ``a``'s scaled by ``text``, moved by the shift that best matches them to the other's
+    marks (by at most that far), may leave no more than ``limit`` pixels in all with no mark of the other's within
+    :attr:`RegionCheck.stray_reach`."""
+    import math
+
+    import cv2
+    import numpy as np
+
+    height, width = strokes.ink_b.shape
+    x, y, w, h = box
+    moved = max(abs(text[0] - 1), abs(text[1] - 1)) * check.glyph_reach * max(width, height)
+    t = max(int(math.ceil(moved)) + 1, reach)
+    tx0, ty0 = max(0, x - t), max(0, y - t)
+    tx1, ty1 = min(width, x + w + t), min(height, y + h + t)
+    th, tw = ty1 - ty0, tx1 - tx0
+    cx, cy = x + w / 2, y + h / 2
+    own = np.vstack([_piece_at(pieces, affine, cx, cy), [0.0, 0.0, 1.0]])
+
+    def shown(mask: np.ndarray, local: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        return np.asarray(cv2.warpAffine(mask, local[:2], size, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                                         borderMode=cv2.BORDER_CONSTANT, borderValue=0))
+
+    def marks(ink: np.ndarray, margin: int = 0) -> np.ndarray:
+        # pieces of ink within the widened box (``margin`` px inside ``ink``'s edges): not lines running through
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        x0, y0 = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+        x1, y1 = x0 + stats[:, cv2.CC_STAT_WIDTH], y0 + stats[:, cv2.CC_STAT_HEIGHT]
+        inner = (x0 > margin) & (y0 > margin) & (x1 < ink.shape[1] - margin) & (y1 < ink.shape[0] - margin)
+        inner[0] = False
+        return np.asarray(inner[labels].view(np.uint8))
+
+    def on(mask: np.ndarray, where: np.ndarray) -> np.ndarray:
+        # the pieces of ``mask`` that touch ``where``
+        count, labels = cv2.connectedComponents(mask, connectivity=8)
+        hit = np.zeros(count, dtype=bool)
+        hit[np.unique(labels[(where > 0) & (mask > 0)])] = True
+        hit[0] = False
+        return np.asarray(hit[labels].view(np.uint8))
+
+    def corner(dx: float, dy: float) -> np.ndarray:
+        return np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+
+    scale = np.array([[text[0], 0.0, cx - text[0] * cx], [0.0, text[1], cy - text[1] * cy], [0.0, 0.0, 1.0]])
+    inside = np.ascontiguousarray(region[ty0:ty1, tx0:tx1])
+    # at the pair's alignment: the region must lie on marks of either image
+    here_a = marks(shown(strokes.ink_a, own @ corner(tx0, ty0), (tw, th)))
+    b_wide = shown(strokes.ink_b, corner(tx0 - t, ty0 - t), (tw + 2 * t, th + 2 * t))  # b's grid, widened
+    marks_b = marks(b_wide, t)
+    mine_b = on(np.ascontiguousarray(marks_b[t:t + th, t:t + tw]), inside)
+    # a's ink with its text at b's size: b's grid -> scaled about the box's centre -> a's grid
+    a_wide = shown(strokes.ink_a, own @ scale @ corner(tx0 - t, ty0 - t), (tw + 2 * t, th + 2 * t))
+    near = np.ones((2 * check.stray_reach + 1, 2 * check.stray_reach + 1), np.uint8)
+    soft = (5, 5)
+
+    def best(image: np.ndarray, template: np.ndarray) -> tuple[int, int]:
+        # matched blurred a little: strokes drawn again fall a pixel apart
+        found = cv2.matchTemplate(cv2.GaussianBlur(image.astype(np.float32), soft, 0),
+                                  cv2.GaussianBlur(template.astype(np.float32), soft, 0), cv2.TM_CCORR_NORMED)
+        at = cv2.minMaxLoc(found)[3]
+        return int(at[0]), int(at[1])
+
+    # all of the box moved as one (a legend in its frame, with what lies around it)
+    ink_b = np.ascontiguousarray(b_wide[t:t + th, t:t + tw])
+    if cv2.countNonZero(ink_b):
+        dx, dy = best(a_wide, ink_b)
+        trace_a = shown(strokes.trace_a, own @ scale @ corner(tx0 - t, ty0 - t), (tw + 2 * t, th + 2 * t))
+        trace_b = shown(strokes.trace_b, corner(tx0 - t, ty0 - t), (tw + 2 * t, th + 2 * t))
+        lost = cv2.subtract(np.ascontiguousarray(a_wide[dy:dy + th, dx:dx + tw]),
+                            cv2.dilate(trace_b, near)[t:t + th, t:t + tw])
+        if cv2.countNonZero(lost) + cv2.countNonZero(
+                cv2.subtract(ink_b, cv2.dilate(trace_a, near)[dy:dy + th, dx:dx + tw])) <= limit:
+            return True
+    # or each image's marks on the region, each moved on its own (keys and labels among lines that stay)
+    astray = cv2.subtract((inside > 0).view(np.uint8), cv2.dilate(cv2.bitwise_or(here_a, mine_b), np.ones((3, 3))))
+    if cv2.countNonZero(astray) > limit:
+        return False
+    marks_a = marks(a_wide, t)
+    grown = cv2.dilate(inside, np.ones((2 * t // 3 + 1, 2 * t // 3 + 1), np.uint8))  # the scale moves a's marks
+    mine_a = on(np.ascontiguousarray(marks_a[t:t + th, t:t + tw]), grown)
+    left = 0
+    for mine, theirs in ((mine_a, marks_b), (mine_b, marks_a)):
+        if cv2.countNonZero(mine):
+            dx, dy = best(theirs, mine)
+            left += cv2.countNonZero(cv2.subtract(mine, cv2.dilate(theirs, near)[dy:dy + th, dx:dx + tw]))
+    return left <= limit
 
 
 def _other_strokes(strokes: _Strokes, affine: np.ndarray, check: RegionCheck) -> bool:
