@@ -825,6 +825,23 @@ def _shown_share(affine: np.ndarray, width: int, height: int, samples: int = 16)
     return float(((x >= 0) & (x <= width - 1) & (y >= 0) & (y <= height - 1)).mean())
 
 
+def _text_reach(text: tuple[float, float], check: RegionCheck, width: int, height: int, reach: int = 0) -> int:
+    """How far (px on a grid of ``width`` x ``height``) text at ``text``'s scale may lie from where the pair's
+    alignment puts it: what that scale moves a label anchored within :attr:`RegionCheck.glyph_reach` of it, and
+    at least ``reach``."""
+    import math
+
+    moved = max(abs(text[0] - 1), abs(text[1] - 1)) * check.glyph_reach * max(width, height)
+    return max(int(math.ceil(moved)) + 1, reach)
+
+
+def _scaled_about(text: tuple[float, float], cx: float, cy: float) -> np.ndarray:
+    """(3 x 3) a scaling by ``text`` (across, down) about (``cx``, ``cy``)."""
+    import numpy as np
+
+    return np.array([[text[0], 0.0, cx - text[0] * cx], [0.0, text[1], cy - text[1] * cy], [0.0, 0.0, 1.0]])
+
+
 def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], text: tuple[float, float],
                 check: RegionCheck, limit: int, region: np.ndarray, reach: int = 0) -> bool:
     """Whether the part of ``b`` in ``box`` (x, y, w, h on the grid) is ``a``'s, drawn with its text at another
@@ -835,15 +852,13 @@ def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], t
     the second look's faint rule (:func:`_over`) near ``region``'s own pixels (its mask on the grid). A changed
     number is other glyphs at any scale and shift; a bar of another height is not text of another size; a pale
     line of other data differs by the faint rule wherever it is moved."""
-    import math
 
     import cv2
     import numpy as np
 
     height, width = g.gb.shape
     x, y, w, h = box
-    moved = max(abs(text[0] - 1), abs(text[1] - 1)) * check.glyph_reach * max(width, height)
-    t, pad = max(int(math.ceil(moved)) + 1, reach), 3
+    t, pad = _text_reach(text, check, width, height, reach), 3
     tx0, ty0 = max(0, x - pad), max(0, y - pad)
     tx1, ty1 = min(width, x + w + pad), min(height, y + h + pad)
     sx0, sy0 = tx0 - t, ty0 - t
@@ -852,8 +867,7 @@ def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], t
     # u (the search window's pixel) -> b's grid (shifted by the window's corner) -> scaled about the box's
     # centre by the text's scale -> a's grid by the alignment
     shift = np.array([[1.0, 0.0, sx0], [0.0, 1.0, sy0], [0.0, 0.0, 1.0]])
-    scale = np.array([[text[0], 0.0, cx - text[0] * cx], [0.0, text[1], cy - text[1] * cy], [0.0, 0.0, 1.0]])
-    local = (np.vstack([affine, [0.0, 0.0, 1.0]]) @ scale @ shift)[:2]
+    local = (np.vstack([affine, [0.0, 0.0, 1.0]]) @ _scaled_about(text, cx, cy) @ shift)[:2]
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
 
     def window(a: np.ndarray) -> np.ndarray:
@@ -1238,15 +1252,13 @@ def _ink_moved(strokes: _Strokes, affine: np.ndarray, box: tuple[int, int, int, 
     each image's marks on it, ``a``'s scaled by ``text``, moved by the shift that best matches them to the other's
     marks (by at most that far), may leave no more than ``limit`` pixels in all with no mark of the other's within
     :attr:`RegionCheck.stray_reach`."""
-    import math
 
     import cv2
     import numpy as np
 
     height, width = strokes.ink_b.shape
     x, y, w, h = box
-    moved = max(abs(text[0] - 1), abs(text[1] - 1)) * check.glyph_reach * max(width, height)
-    t = max(int(math.ceil(moved)) + 1, reach)
+    t = _text_reach(text, check, width, height, reach)
     tx0, ty0 = max(0, x - t), max(0, y - t)
     tx1, ty1 = min(width, x + w + t), min(height, y + h + t)
     th, tw = ty1 - ty0, tx1 - tx0
@@ -1277,7 +1289,7 @@ def _ink_moved(strokes: _Strokes, affine: np.ndarray, box: tuple[int, int, int, 
     def corner(dx: float, dy: float) -> np.ndarray:
         return np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
 
-    scale = np.array([[text[0], 0.0, cx - text[0] * cx], [0.0, text[1], cy - text[1] * cy], [0.0, 0.0, 1.0]])
+    scale = _scaled_about(text, cx, cy)
     inside = np.ascontiguousarray(region[ty0:ty1, tx0:tx1])
     # at the pair's alignment: the region must lie on marks of either image
     here_a = marks(shown(strokes.ink_a, own @ corner(tx0, ty0), (tw, th)))
