@@ -178,11 +178,12 @@ class RegionCheck:
     (bench/README.md, "sixteenth session"). 0 turns this off."""
     stray_text: bool = True
     """Whether, in a pair of lossless images drawn at other sizes (:attr:`glyph_change`), a region of stray ink
-    over the limit whose text reads the same in both (:func:`zuhyo.construct.filter.text_reading.reads_alike`, as
-    :attr:`read_text`; skipped without the ``[ocr]`` extra) is left out: an axis label is set off from its axis by
-    a pad in points, so a chart drawn again at another size has it where the alignment does not put it, by more
-    than the stray reach. A line of other data reads as no text. Our addition (bench/README.md,
-    "twenty-seventh session")."""
+    over the limit is left out when it is marks that moved as text does (:func:`_ink_moved`: a legend's keys and
+    labels, an axis label - kept at their size in points and set off from the axes by pads in points, so a chart
+    drawn again at another size has them several pixels from where the alignment puts them, farther than the
+    stray reach), or when its text reads the same in both (:func:`zuhyo.construct.filter.text_reading.reads_alike`,
+    as :attr:`read_text`; skipped without the ``[ocr]`` extra). A line of other data is no mark and reads as no
+    text. Our addition (bench/README.md, "twenty-seventh session")."""
     stray_reach_resampled: int = 6
     """As :attr:`stray_reach`, for a resampled pair (:attr:`stray_limit_resampled`)."""
     stray_share_resampled: float = 0.1
@@ -533,17 +534,10 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     counted = np.where(pixels >= check.alone_share * spread, pixels * check.alone_weight, pixels)
     if text is None and not shift and not read:
         return int(counted[compact].max())
-    lumas: list[np.ndarray] = []  # a's luma warped, once, for the first region read
+    reads_alike = _text_reader(g, affine, pieces)
 
     def region_of(k: int) -> np.ndarray:
         return np.asarray(cv2.bitwise_and(differs, (labels == k + 1).view(np.uint8)))
-
-    def reads_alike(box: tuple[int, int, int, int], region: np.ndarray) -> bool:
-        from zuhyo.construct.filter.text_reading import reads_alike
-
-        if not lumas:
-            lumas.append(warped(g.ga))
-        return reads_alike(lumas[0], g.gb, box, region)
 
     for k in np.argsort(-pixels):
         if not compact[k]:
@@ -570,6 +564,23 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
                 continue
             return int(counted[k])
     return 0
+
+
+def _text_reader(g: _Grids, affine: np.ndarray, pieces: Sequence[Piece] = ()) -> Explained:
+    """Whether a region (its box and mask on the grid) reads as the same text in both images
+    (:func:`zuhyo.construct.filter.text_reading.reads_alike`), ``a``'s luma warped by ``affine`` and ``pieces``
+    once, when the first region is read."""
+    lumas: list[np.ndarray] = []
+
+    def reads(box: tuple[int, int, int, int], region: np.ndarray) -> bool:
+        from zuhyo.construct.filter.text_reading import reads_alike
+
+        if not lumas:
+            height, width = g.gb.shape
+            lumas.append(_warp(g.ga, affine, (width, height), pieces))
+        return reads_alike(lumas[0], g.gb, box, region)
+
+    return reads
 
 
 def _shown(known: np.ndarray, affine: np.ndarray, pieces: Sequence[Piece] = ()) -> np.ndarray:
@@ -852,7 +863,6 @@ def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], t
     the second look's faint rule (:func:`_over`) near ``region``'s own pixels (its mask on the grid). A changed
     number is other glyphs at any scale and shift; a bar of another height is not text of another size; a pale
     line of other data differs by the faint rule wherever it is moved."""
-
     import cv2
     import numpy as np
 
@@ -1054,18 +1064,9 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
             found = min(found, _region(g, refined, check, text=text, limit=bound, pieces=pieces, shift=shift,
                                        read=True))
     if found <= bound and strays and (drawn := inks()) is not None:
-        lumas: list[np.ndarray] = []
-
-        def read_alike(box: tuple[int, int, int, int], region: np.ndarray) -> bool:
-            # an axis label, set off from its axis by a pad in points, lies that pad scaled elsewhere: read, it is
-            # the same text (a line of other data reads as none; the moved-text test, blind to thin strokes, would
-            # take one moved onto another line for text)
-            from zuhyo.construct.filter.text_reading import reads_alike
-
-            if not lumas:
-                lumas.append(_warp(g.ga, refined, (width, height), pieces))
-            return reads_alike(lumas[0], g.gb, box, region)
-
+        # an axis label read is the same text (a line of other data reads as none; the moved-text test on shades,
+        # blind to thin strokes, would take one moved onto another line for text)
+        read_alike = _text_reader(g, refined, pieces)
         resampled_check = replace(check, stray_reach=check.stray_reach_resampled)  # resized: resampled
 
         def explained(box: tuple[int, int, int, int], region: np.ndarray) -> bool:
@@ -1252,7 +1253,6 @@ def _ink_moved(strokes: _Strokes, affine: np.ndarray, box: tuple[int, int, int, 
     each image's marks on it, ``a``'s scaled by ``text``, moved by the shift that best matches them to the other's
     marks (by at most that far), may leave no more than ``limit`` pixels in all with no mark of the other's within
     :attr:`RegionCheck.stray_reach`."""
-
     import cv2
     import numpy as np
 
@@ -1271,7 +1271,7 @@ def _ink_moved(strokes: _Strokes, affine: np.ndarray, box: tuple[int, int, int, 
 
     def marks(ink: np.ndarray, margin: int = 0) -> np.ndarray:
         # pieces of ink within the widened box (``margin`` px inside ``ink``'s edges): not lines running through
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
         x0, y0 = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
         x1, y1 = x0 + stats[:, cv2.CC_STAT_WIDTH], y0 + stats[:, cv2.CC_STAT_HEIGHT]
         inner = (x0 > margin) & (y0 > margin) & (x1 < ink.shape[1] - margin) & (y1 < ink.shape[0] - margin)
@@ -1320,7 +1320,8 @@ def _ink_moved(strokes: _Strokes, affine: np.ndarray, box: tuple[int, int, int, 
                 cv2.subtract(ink_b, cv2.dilate(trace_a, near)[dy:dy + th, dx:dx + tw])) <= limit:
             return True
     # or each image's marks on the region, each moved on its own (keys and labels among lines that stay)
-    astray = cv2.subtract((inside > 0).view(np.uint8), cv2.dilate(cv2.bitwise_or(here_a, mine_b), np.ones((3, 3))))
+    on_marks = cv2.dilate(cv2.bitwise_or(here_a, mine_b), np.ones((3, 3), np.uint8))
+    astray = cv2.subtract((inside > 0).view(np.uint8), on_marks)
     if cv2.countNonZero(astray) > limit:
         return False
     marks_a = marks(a_wide, t)
