@@ -255,6 +255,18 @@ class RegionCheck:
     size had its end a band 5 px thick off, and on the hard corpus's ten studied seeds 4 merged four more copies
     drawn at another size (a map, an infographic, a log-log chart, horizontal bars) and no other pair
     (bench/README.md, "fifteenth session")."""
+    edge_piece: int = 16
+    """The side (px on the grid) of the finer pieces a region over the limit is looked at in once more, in a pair
+    of images of other sizes (as :attr:`shift_reach`): each piece moved by its best shift within
+    :attr:`edge_reach`, all of them left with no more than the limit (:func:`_edges_moved`). A chart drawn again at
+    another size snaps each edge of a bar to its own pixels, so a bar's two sides can be off by other amounts, and a
+    piece as wide as the bar cannot move both. Only a region at least twice this across and down: a line of text
+    (a table's changed cell, a column of its labels) is looked at as text, never in such pieces - moved piece by
+    piece, a changed number was left with under the limit. 0 turns this off. Our addition (issue 22,
+    twenty-eighth session)."""
+    edge_reach: int = 2
+    """How far (px on the grid) each piece of :attr:`edge_piece` may be moved: a snapped edge is off by a pixel or
+    two, a bar of other height by more."""
     alone_weight: int = 2
     """How many times a region on its own (:attr:`alone_share`) counts its pixels: against the filter's limit of
     40, one of more than 20 px is other data."""
@@ -557,13 +569,34 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
                  for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
         own = _piece_at(pieces, affine, x + w / 2, y + h / 2)
         mine = region_of(k)
-        if not all((text is not None and _moved_text(g, own, part, text, check, limit, mine))
-                   or (shift and _moved_text(g, own, part, (1.0, 1.0), check, limit, mine, reach=shift))
-                   for part in parts):
+        moved = all((text is not None and _moved_text(g, own, part, text, check, limit, mine))
+                    or (shift and _moved_text(g, own, part, (1.0, 1.0), check, limit, mine, reach=shift))
+                    for part in parts)
+        if not moved and shift and check.edge_piece and min(w, h) >= 2 * check.edge_piece:
+            moved = _edges_moved(g, own, (x, y, w, h), mine, check, limit)
+        if not moved:
             if read and reads_alike((x, y, w, h), mine):
                 continue
             return int(counted[k])
     return 0
+
+
+def _edges_moved(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], region: np.ndarray,
+                  check: RegionCheck, limit: int) -> bool:
+    """Whether the :attr:`RegionCheck.edge_piece` px pieces of a region (``box``, ``region`` its mask), each
+    ``a``'s moved by its best shift within :attr:`RegionCheck.edge_reach` px (:func:`_moved_off` at one scale),
+    leave no more than ``limit`` pixels differing in all: the edges of a bar snapped to other pixels, each by its
+    own amount."""
+    piece = check.edge_piece
+    x, y, w, h = box
+    left = 0
+    for py in range(y, y + h, piece):
+        for px in range(x, x + w, piece):
+            left += _moved_off(g, affine, (px, py, min(piece, x + w - px), min(piece, y + h - py)), (1.0, 1.0),
+                               check, region, reach=check.edge_reach)
+            if left > limit:
+                return False
+    return True
 
 
 def _text_reader(g: _Grids, affine: np.ndarray, pieces: Sequence[Piece] = ()) -> Explained:
@@ -855,13 +888,20 @@ def _scaled_about(text: tuple[float, float], cx: float, cy: float) -> np.ndarray
 
 def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], text: tuple[float, float],
                 check: RegionCheck, limit: int, region: np.ndarray, reach: int = 0) -> bool:
-    """Whether the part of ``b`` in ``box`` (x, y, w, h on the grid) is ``a``'s, drawn with its text at another
-    scale: ``a`` scaled by ``text`` about the box's centre (a re-render at another figure size keeps the text's
-    size in points while the axes scale) and shifted by at most what that scale moves a label anchored within
-    :attr:`RegionCheck.glyph_reach` of it (and at least ``reach`` px), the best shift found by template matching,
-    leaves no more than ``limit`` pixels differing in the box (after the seam opening): by the full level, or by
-    the second look's faint rule (:func:`_over`) near ``region``'s own pixels (its mask on the grid). A changed
-    number is other glyphs at any scale and shift; a bar of another height is not text of another size; a pale
+    """Whether the part of ``b`` in ``box`` is ``a``'s drawn with its text at another scale, leaving no more than
+    ``limit`` pixels differing (:func:`_moved_off`)."""
+    return _moved_off(g, affine, box, text, check, region, reach) <= limit
+
+
+def _moved_off(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], text: tuple[float, float],
+               check: RegionCheck, region: np.ndarray, reach: int = 0) -> int:
+    """How many pixels of the part of ``b`` in ``box`` (x, y, w, h on the grid) differ from ``a``'s drawn with its
+    text at another scale: ``a`` scaled by ``text`` about the box's centre (a re-render at another figure size
+    keeps the text's size in points while the axes scale) and shifted by at most what that scale moves a label
+    anchored within :attr:`RegionCheck.glyph_reach` of it (and at least ``reach`` px), the best shift found by
+    template matching; counted in the box after the seam opening, by the full level, or by the second look's faint
+    rule (:func:`_over`) near ``region``'s own pixels (its mask on the grid). Few for the same text; a changed
+    number is other glyphs at any scale and shift, a bar of another height is not text of another size, a pale
     line of other data differs by the faint rule wherever it is moved."""
     import cv2
     import numpy as np
@@ -899,7 +939,7 @@ def _moved_text(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], t
     near = cv2.dilate(region[y:y + h, x:x + w], np.ones((3, 3), np.uint8))
     differs = cv2.bitwise_or(cv2.morphologyEx(strong[inner].view(np.uint8), cv2.MORPH_OPEN, seam),
                              cv2.bitwise_and(cv2.morphologyEx(over[inner].view(np.uint8), cv2.MORPH_OPEN, seam), near))
-    return int(cv2.countNonZero(differs)) <= limit
+    return int(cv2.countNonZero(differs))
 
 
 def _recoloured_like(pa: np.ndarray, pb: np.ndarray, affine: np.ndarray, size: tuple[int, int]
@@ -1044,15 +1084,22 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
         # Lines and markers drawn with another palette: no areas to fit a colour map on (and pale lines match in
         # the thumbnail as they are, so the pair is not even recoloured). Their strokes are where they were;
         # other data moves them. Aligned as the images were (ECC on two sparse masks can run off the image).
-        ink_a = _ink(as_drawn, check)
-        ink_b = _ink(pb, check) if _thin(ink_a, check) else None
-        if ink_b is not None and _thin(ink_b, check):
-            import cv2
-            import numpy as np
+        import cv2
+        import numpy as np
 
+        ink_a, areas_a = _ink_and_areas(as_drawn, check)
+        ink_b, areas_b = _ink_and_areas(pb, check) if _thin(ink_a, check) else (None, None)
+        if ink_b is not None and areas_b is not None and _thin(ink_b, check):
+            at_level = replace(check, faint_level=check.level)
             inked = _grids(np.asarray(cv2.bitwise_not(ink_a)), np.asarray(cv2.bitwise_not(ink_b)), check, grey=True)
-            found = min(found, _region(inked, refined, replace(check, faint_level=check.level), text=text,
-                                       limit=bound, pieces=pieces))
+            alone = _region(inked, refined, at_level, text=text, limit=bound, pieces=pieces)
+            if alone <= bound and (cv2.countNonZero(areas_a) or cv2.countNonZero(areas_b)):
+                # bars covering more of the chart than its face are one of its backgrounds: a bar of other height
+                # moves no ink, only where one background meets the other
+                areas = _grids(np.asarray(cv2.bitwise_not(areas_a)), np.asarray(cv2.bitwise_not(areas_b)), check,
+                               grey=True)
+                alone = max(alone, _region(areas, refined, at_level, limit=bound, pieces=pieces))
+            found = min(found, alone)
     if found > bound and faint and check.table_cells and native is not None and _size_change(native) > 0:
         from zuhyo.construct.filter.table_cells import TableCheck, cell_difference
 
@@ -1097,10 +1144,21 @@ def _ink(px: np.ndarray, check: RegionCheck) -> np.ndarray:
     """(h, w) uint8, 255 where ``px`` (h x w x 3 uint8) shows ink: a colour more than :attr:`RegionCheck.level`
     (in its largest channel) from each of its background colours - by the bins of
     :func:`zuhyo.construct.filter.alignment.colour_map`, the commonest (a page, an axes' face) and the commonest
-    along its edge (the page round a face); a bar's colour is ink - and at least half as far as the farthest
+    along its edge (the page round a face); a bar's colour is ink - and from every blend of the two (an area's
+    antialiased edge, :func:`_off_blend`), and at least half as far as the farthest
     within 1 px: a stroke's width at half its contrast, the same for a pale line and a dark one (at a fixed level
     a dark line's antialiased fringe is ink, a pale one's is not)."""
     return _ink_of(_off_background(px), check)
+
+
+def _ink_and_areas(px: np.ndarray, check: RegionCheck) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`_ink` of ``px``, (h, w) uint8 255 off its ink where it is nearer its commonest colour than the
+    colour commonest along its edge, when the two are not one: bars covering more of a chart than its face)."""
+    import numpy as np
+
+    far, second = _backgrounds(px)
+    ink = _ink_of(far, check)
+    return ink, np.asarray((second & (ink == 0)).view(np.uint8) * 255)
 
 
 def _ink_of(far: np.ndarray, check: RegionCheck) -> np.ndarray:
@@ -1114,7 +1172,13 @@ def _ink_of(far: np.ndarray, check: RegionCheck) -> np.ndarray:
 
 def _off_background(px: np.ndarray) -> np.ndarray:
     """(h, w) uint8: how far each pixel of ``px`` is (largest channel) from the nearest of its background colours
-    (:func:`_ink`)."""
+    (:func:`_ink`), or from a blend of the two (:func:`_off_blend`)."""
+    return _backgrounds(px)[0]
+
+
+def _backgrounds(px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`_off_background` of ``px``, (h, w) bool where a pixel is nearer the commonest colour than the
+    colour commonest along the image's edge, when the two are not one)."""
     import cv2
     import numpy as np
 
@@ -1122,17 +1186,45 @@ def _off_background(px: np.ndarray) -> np.ndarray:
 
     bins = _colour_bins(px)
     rim = np.concatenate([bins[0], bins[-1], bins[:, 0], bins[:, -1]])
-    backgrounds = {int(np.argmax(np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3))),
-                   int(np.argmax(np.bincount(rim)))}
+    edge, commonest = int(np.argmax(np.bincount(rim))), int(np.argmax(np.bincount(bins.ravel(),
+                                                                               minlength=COLOUR_BINS ** 3)))
     far: np.ndarray = np.full(px.shape[:2], 255, dtype=np.uint8)
-    for b in sorted(backgrounds):
+    second = np.zeros(px.shape[:2], dtype=bool)
+    colours = []
+    for b in dict.fromkeys((edge, commonest)):
         colour = np.round(cv2.mean(px, mask=(bins == b).view(np.uint8))[:3]).astype(np.uint8)
+        colours.append(colour)
         # a Scalar (a tuple, in every OpenCV version), not an image of that colour made to subtract; the stubs
         # know arrays only
         scalar = (*colour.tolist(), 0)
         r, g, bl = cv2.split(cv2.absdiff(px, scalar))  # type: ignore[call-overload]
-        far = np.asarray(cv2.min(far, cv2.max(cv2.max(r, g), bl)))
-    return far
+        off = np.asarray(cv2.max(cv2.max(r, g), bl))
+        if b != edge:
+            second = off < far
+        far = np.asarray(cv2.min(far, off))
+    if len(colours) == 2:
+        _off_blend(px, far, colours[0], colours[1])
+    return far, second
+
+
+def _off_blend(px: np.ndarray, far: np.ndarray, first: np.ndarray, second: np.ndarray) -> None:
+    """``far`` (:func:`_off_background`) lowered, in place, to each pixel's distance (largest channel) from the
+    blend of the two background colours ``first`` and ``second`` nearest it (in Euclidean terms): an area's
+    antialiased edge on a face - bars covering more of a chart than its face are one of its backgrounds - is no
+    stroke. Its blends fall on the grid's pixels as its edges do, other ones in a chart drawn again at another size,
+    where they were a line of other data (issue 22's twenty-eighth session: bars drawn again at another size failed
+    on them as stray ink)."""
+    import numpy as np
+
+    start, span = first.astype(np.float32), second.astype(np.float32) - first.astype(np.float32)
+    length = float(span @ span)
+    if length == 0:
+        return
+    ys, xs = np.nonzero(far)  # a background pixel is 0 already
+    p = px[ys, xs, :3].astype(np.float32) - start
+    t = np.clip((p @ span) / length, 0.0, 1.0)
+    off = np.abs(p - t[:, None] * span).max(axis=1)
+    far[ys, xs] = np.minimum(far[ys, xs], np.round(off).astype(np.uint8))
 
 
 @dataclass(frozen=True)
