@@ -2160,18 +2160,59 @@ def test_bars_drawn_again_with_their_edges_snapped_anew_are_merged_and_a_bar_a_l
     assert without[0] > MAX_REGION
 
 
+def _grey_areas(raised: bool = False) -> bytes:
+    """Three stacked areas in greys on Solarize_Light2's cream face (7 x 5 inches, 100 DPI); with ``raised`` the
+    top one 5 units higher at one point."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    y = np.abs(np.random.default_rng(5).normal(6, 2, (3, 20))) + np.array([[12], [4], [3]])
+    if raised:
+        y[2, 7] += 5
+    greys = matplotlib.cycler(color=["#444444", "#777777", "#aaaaaa"])
+    with plt.style.context("Solarize_Light2"), plt.rc_context({"axes.prop_cycle": greys}):
+        fig = plt.figure(figsize=(7, 5), dpi=100)
+        ax = fig.add_subplot(111)
+        ax.stackplot(np.arange(20), y)
+        ax.set_xlabel("Wages")
+        ax.set_ylabel("Yield")
+        fig.suptitle("Exports (2000)")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def test_greys_between_a_face_and_the_darkest_grey_stay_ink_and_an_area_of_other_height_is_not_merged() -> None:
+    """The darkest grey is the chart's commonest colour, the cream face its edge's: the paler greys are blends of
+    the two, yet areas of their own, not an edge's antialiasing. Taken for blends everywhere, they were no ink, the
+    look at ink alone saw nothing and the top area raised at one point was merged; blends count only beside both
+    backgrounds."""
+    from zuhyo.construct.filter.near_duplicates import verify_scores
+
+    images = [_grey_areas(), _grey_areas(raised=True)]
+    scores, _, regions = verify_scores(_arrays(images), np.array([[0, 1]]), images=images.__getitem__)
+    assert scores[0] == 0.0 and regions[0] > 10 * MAX_REGION
+
+
 def test_a_blend_of_the_two_backgrounds_is_no_ink_and_a_third_colour_is() -> None:
-    """``_off_background``: a column blending a face and a bar's colour (an edge antialiased) is as near the
-    backgrounds as they are; a line of a third colour beside it is not."""
+    """``_backgrounds``: a column blending a face and a bar's colour (an edge antialiased) is as near the
+    backgrounds as they are; a line of a third colour beside it is not, nor an area of the blend's colour away
+    from the bar."""
     from zuhyo.construct.filter.regions import _backgrounds
 
     px = np.full((40, 60, 3), (238, 232, 213), dtype=np.uint8)  # the face, along the edge
     px[2:38, 16:58] = (38, 139, 210)  # a bar: more of the image than the face
     px[2:38, 15] = (138, 185, 211)  # the bar's edge, half on the face
     px[2:38, 6] = (200, 40, 40)  # a red line
-    far, second = _backgrounds(px)
+    px[30:38, 1:4] = (138, 185, 211)  # the edge's colour as an area of its own, away from the bar
+    far, second = _backgrounds(px, 40)
     assert far[20, 15] <= 2 and far[20, 30] == 0 and far[20, 0] == 0
-    assert far[20, 6] > 100
+    assert far[20, 6] > 100 and far[34, 2] > 40
     assert second[20, 30] and not second[20, 0]
 
 

@@ -1145,10 +1145,10 @@ def _ink(px: np.ndarray, check: RegionCheck) -> np.ndarray:
     (in its largest channel) from each of its background colours - by the bins of
     :func:`zuhyo.construct.filter.alignment.colour_map`, the commonest (a page, an axes' face) and the commonest
     along its edge (the page round a face); a bar's colour is ink - and from every blend of the two (an area's
-    antialiased edge, :func:`_off_blend`), and at least half as far as the farthest
-    within 1 px: a stroke's width at half its contrast, the same for a pale line and a dark one (at a fixed level
-    a dark line's antialiased fringe is ink, a pale one's is not)."""
-    return _ink_of(_off_background(px), check)
+    antialiased edge, :func:`_off_blend`), and at least half as far as the farthest within 1 px: a stroke's width
+    at half its contrast, the same for a pale line and a dark one (at a fixed level a dark line's antialiased
+    fringe is ink, a pale one's is not)."""
+    return _ink_of(_off_background(px, check.level), check)
 
 
 def _ink_and_areas(px: np.ndarray, check: RegionCheck) -> tuple[np.ndarray, np.ndarray]:
@@ -1156,7 +1156,7 @@ def _ink_and_areas(px: np.ndarray, check: RegionCheck) -> tuple[np.ndarray, np.n
     colour commonest along its edge, when the two are not one: bars covering more of a chart than its face)."""
     import numpy as np
 
-    far, second = _backgrounds(px)
+    far, second = _backgrounds(px, check.level)
     ink = _ink_of(far, check)
     return ink, np.asarray((second & (ink == 0)).view(np.uint8) * 255)
 
@@ -1170,15 +1170,16 @@ def _ink_of(far: np.ndarray, check: RegionCheck) -> np.ndarray:
     return np.asarray(((far > check.level) & (far.astype(np.int16) * 2 >= peak)).view(np.uint8) * 255)
 
 
-def _off_background(px: np.ndarray) -> np.ndarray:
+def _off_background(px: np.ndarray, level: int) -> np.ndarray:
     """(h, w) uint8: how far each pixel of ``px`` is (largest channel) from the nearest of its background colours
-    (:func:`_ink`), or from a blend of the two (:func:`_off_blend`)."""
-    return _backgrounds(px)[0]
+    (:func:`_ink`), or, beside both (within ``level`` of each within 2 px), from a blend of the two
+    (:func:`_off_blend`)."""
+    return _backgrounds(px, level)[0]
 
 
-def _backgrounds(px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(:func:`_off_background` of ``px``, (h, w) bool where a pixel is nearer the commonest colour than the
-    colour commonest along the image's edge, when the two are not one)."""
+def _backgrounds(px: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`_off_background` of ``px`` and ``level``, (h, w) bool where a pixel is nearer the commonest colour
+    than the colour commonest along the image's edge, when the two are not one)."""
     import cv2
     import numpy as np
 
@@ -1186,11 +1187,11 @@ def _backgrounds(px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     bins = _colour_bins(px)
     rim = np.concatenate([bins[0], bins[-1], bins[:, 0], bins[:, -1]])
-    edge, commonest = int(np.argmax(np.bincount(rim))), int(np.argmax(np.bincount(bins.ravel(),
-                                                                               minlength=COLOUR_BINS ** 3)))
+    edge = int(np.argmax(np.bincount(rim)))
+    commonest = int(np.argmax(np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)))
     far: np.ndarray = np.full(px.shape[:2], 255, dtype=np.uint8)
     second = np.zeros(px.shape[:2], dtype=bool)
-    colours = []
+    colours, near = [], []
     for b in dict.fromkeys((edge, commonest)):
         colour = np.round(cv2.mean(px, mask=(bins == b).view(np.uint8))[:3]).astype(np.uint8)
         colours.append(colour)
@@ -1199,28 +1200,31 @@ def _backgrounds(px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         scalar = (*colour.tolist(), 0)
         r, g, bl = cv2.split(cv2.absdiff(px, scalar))  # type: ignore[call-overload]
         off = np.asarray(cv2.max(cv2.max(r, g), bl))
+        near.append(cv2.dilate((off <= level).view(np.uint8), np.ones((5, 5), np.uint8)))
         if b != edge:
             second = off < far
         far = np.asarray(cv2.min(far, off))
     if len(colours) == 2:
-        _off_blend(px, far, colours[0], colours[1])
+        _off_blend(px, far, colours[0], colours[1], cv2.bitwise_and(near[0], near[1]))
     return far, second
 
 
-def _off_blend(px: np.ndarray, far: np.ndarray, first: np.ndarray, second: np.ndarray) -> None:
-    """``far`` (:func:`_off_background`) lowered, in place, to each pixel's distance (largest channel) from the
-    blend of the two background colours ``first`` and ``second`` nearest it (in Euclidean terms): an area's
-    antialiased edge on a face - bars covering more of a chart than its face are one of its backgrounds - is no
-    stroke. Its blends fall on the grid's pixels as its edges do, other ones in a chart drawn again at another size,
-    where they were a line of other data (issue 22's twenty-eighth session: bars drawn again at another size failed
-    on them as stray ink)."""
+def _off_blend(px: np.ndarray, far: np.ndarray, first: np.ndarray, second: np.ndarray, beside: np.ndarray) -> None:
+    """``far`` (:func:`_off_background`) lowered, in place, where ``beside`` (within 2 px of pixels near each of
+    the two background colours, ``first`` and ``second``), to each pixel's distance (largest channel) from the
+    blend of the two nearest it (in Euclidean terms): an area's antialiased edge on a face - bars covering more of
+    a chart than its face are one of its backgrounds - is no stroke. Its blends fall on the grid's pixels as its
+    edges do, other ones in a chart drawn again at another size, where they were a line of other data (issue 22's
+    twenty-eighth session: bars drawn again at another size failed on them as stray ink). Only beside both: the
+    areas of a chart in greys between a cream face and its darkest grey are blends of the two too, and were no ink
+    at all (a stacked area of other height then passed the look at ink alone)."""
     import numpy as np
 
     start, span = first.astype(np.float32), second.astype(np.float32) - first.astype(np.float32)
     length = float(span @ span)
     if length == 0:
         return
-    ys, xs = np.nonzero(far)  # a background pixel is 0 already
+    ys, xs = np.nonzero(far * beside)  # a background pixel is 0 already
     p = px[ys, xs, :3].astype(np.float32) - start
     t = np.clip((p @ span) / length, 0.0, 1.0)
     off = np.abs(p - t[:, None] * span).max(axis=1)
@@ -1253,11 +1257,11 @@ def _strokes(pa: np.ndarray, pb: np.ndarray, check: RegionCheck, grey: bool = Fa
     size = _grid_size(pa, pb)
     if grey:
         pa, pb = (np.asarray(cv2.cvtColor(cv2.cvtColor(px, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)) for px in (pa, pb))
-    far_a = _off_background(np.asarray(cv2.resize(pa, size, interpolation=cv2.INTER_AREA)))
+    far_a = _off_background(np.asarray(cv2.resize(pa, size, interpolation=cv2.INTER_AREA)), check.level)
     drawn_a = _ink_of(far_a, check)
     if not _thin(drawn_a, check):
         return None
-    far_b = _off_background(np.asarray(cv2.resize(pb, size, interpolation=cv2.INTER_AREA)))
+    far_b = _off_background(np.asarray(cv2.resize(pb, size, interpolation=cv2.INTER_AREA)), check.level)
     drawn_b = _ink_of(far_b, check)
     if not _thin(drawn_b, check):
         return None
