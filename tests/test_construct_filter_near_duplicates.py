@@ -2144,7 +2144,7 @@ def _classic_bars(size: tuple[float, float], ninth: float = 33.44917425) -> byte
 def test_bars_drawn_again_with_their_edges_snapped_anew_are_merged_and_a_bar_a_little_taller_is_not() -> None:
     """Drawn again at 7.4 x 5.47 inches (7 x 5 first), each edge of a bar is snapped to its own pixels: the ninth
     bar's two sides and top are off by one or two pixels each, a region of hundreds no one shift explains. Looked
-    at in 16 px pieces, each moved by up to 2 px (``RegionCheck.edge_piece``), nothing is left and the copy is
+    at in 16 px pieces, each moved by up to 1 px (``RegionCheck.edge_piece``), nothing is left and the copy is
     merged; without that it is not. The ninth bar 1.6 units taller at the other size (about 6 px) is not."""
     from zuhyo.construct.filter.near_duplicates import region_scores, verify_scores
     from zuhyo.construct.filter.regions import RegionCheck

@@ -264,9 +264,11 @@ class RegionCheck:
     (a table's changed cell, a column of its labels) is looked at as text, never in such pieces - moved piece by
     piece, a changed number was left with under the limit. 0 turns this off. Our addition (issue 22,
     twenty-eighth session)."""
-    edge_reach: int = 2
-    """How far (px on the grid) each piece of :attr:`edge_piece` may be moved: a snapped edge is off by a pixel or
-    two, a bar of other height by more."""
+    edge_reach: int = 1
+    """How far (px on the grid) each piece of :attr:`edge_piece` may be moved: a snapped edge is off by a pixel (a
+    bar's side two pixels off is a pixel off once the pair is aligned). At 2 a pie's hard negative - one slice a
+    little larger, its edge turned by a degree - passed against a copy drawn again at another DPI: each piece moved
+    on its own follows a line turned a little."""
     alone_weight: int = 2
     """How many times a region on its own (:attr:`alone_share`) counts its pixels: against the filter's limit of
     40, one of more than 20 px is other data."""
