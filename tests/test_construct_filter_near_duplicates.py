@@ -2187,6 +2187,21 @@ def _grey_areas(raised: bool = False) -> bytes:
     return buf.getvalue()
 
 
+def test_grey_text_beside_dark_grey_bars_stays_ink() -> None:
+    """Bars of dark grey cover most of the image (its commonest colour); grey text on the white page has a core
+    near the bars' grey and a fringe that blends it with the page. The fringe is no area's edge: it stays ink (it
+    was taken for a blend of the backgrounds, and a copy padded with a border of another colour - other
+    backgrounds - then showed it as stray ink)."""
+    from zuhyo.construct.filter.regions import _backgrounds
+
+    px = np.full((40, 60, 3), 255, dtype=np.uint8)  # the page, along the edge
+    px[2:38, 20:58] = (60, 60, 60)  # the bars
+    px[10:30, 8:10] = (90, 90, 90)  # a glyph's stroke, 2 px wide
+    px[10:30, 7] = px[10:30, 10] = (170, 170, 170)  # its antialiased fringe
+    far, _ = _backgrounds(px, 40)
+    assert far[20, 7] > 40 and far[20, 10] > 40
+
+
 def test_greys_between_a_face_and_the_darkest_grey_stay_ink_and_an_area_of_other_height_is_not_merged() -> None:
     """The darkest grey is the chart's commonest colour, the cream face its edge's: the paler greys are blends of
     the two, yet areas of their own, not an edge's antialiasing. Taken for blends everywhere, they were no ink, the

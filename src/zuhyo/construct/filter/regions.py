@@ -1174,8 +1174,7 @@ def _ink_of(far: np.ndarray, check: RegionCheck) -> np.ndarray:
 
 def _off_background(px: np.ndarray, level: int) -> np.ndarray:
     """(h, w) uint8: how far each pixel of ``px`` is (largest channel) from the nearest of its background colours
-    (:func:`_ink`), or, beside both (within ``level`` of each within 2 px), from a blend of the two
-    (:func:`_off_blend`)."""
+    (:func:`_ink`), or, beside areas within ``level`` of both, from a blend of the two (:func:`_off_blend`)."""
     return _backgrounds(px, level)[0]
 
 
@@ -1202,7 +1201,10 @@ def _backgrounds(px: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
         scalar = (*colour.tolist(), 0)
         r, g, bl = cv2.split(cv2.absdiff(px, scalar))  # type: ignore[call-overload]
         off = np.asarray(cv2.max(cv2.max(r, g), bl))
-        near.append(cv2.dilate((off <= level).view(np.uint8), np.ones((5, 5), np.uint8)))
+        # beside an area of this colour (5 px across at least: a bar, a face; not a glyph's stroke of about its
+        # colour), within 2 px
+        area = cv2.erode((off <= level).view(np.uint8), np.ones((5, 5), np.uint8))
+        near.append(cv2.dilate(area, np.ones((9, 9), np.uint8)))
         if b != edge:
             second = off < far
         far = np.asarray(cv2.min(far, off))
@@ -1212,14 +1214,17 @@ def _backgrounds(px: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _off_blend(px: np.ndarray, far: np.ndarray, first: np.ndarray, second: np.ndarray, beside: np.ndarray) -> None:
-    """``far`` (:func:`_off_background`) lowered, in place, where ``beside`` (within 2 px of pixels near each of
-    the two background colours, ``first`` and ``second``), to each pixel's distance (largest channel) from the
-    blend of the two nearest it (in Euclidean terms): an area's antialiased edge on a face - bars covering more of
-    a chart than its face are one of its backgrounds - is no stroke. Its blends fall on the grid's pixels as its
-    edges do, other ones in a chart drawn again at another size, where they were a line of other data (issue 22's
-    twenty-eighth session: bars drawn again at another size failed on them as stray ink). Only beside both: the
-    areas of a chart in greys between a cream face and its darkest grey are blends of the two too, and were no ink
-    at all (a stacked area of other height then passed the look at ink alone)."""
+    """``far`` (:func:`_off_background`) lowered, in place, where ``beside`` (within 2 px of an area, 5 px across
+    at least, of each of the two background colours, ``first`` and ``second``), to each pixel's distance (largest
+    channel) from the blend of the two nearest it (in Euclidean terms): an area's antialiased edge on a face - bars
+    covering more of a chart than its face are one of its backgrounds - is no stroke. Its blends fall on the grid's
+    pixels as its edges do, other ones in a chart drawn again at another size, where they were a line of other data
+    (issue 22's twenty-eighth session: bars drawn again at another size failed on them as stray ink). Only beside
+    both: the areas of a chart in greys between a cream face and its darkest grey are blends of the two too, and
+    were no ink at all (a stacked area of other height then passed the look at ink alone). Beside areas, not
+    pixels: grey text's core is near a dark grey of bars, and its antialiased fringe, a blend of it and the page,
+    was no ink in the original and ink in its copy padded with a border of another colour (the copy then failed on
+    stray ink)."""
     import numpy as np
 
     start, span = first.astype(np.float32), second.astype(np.float32) - first.astype(np.float32)
