@@ -6,6 +6,8 @@ ones."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from test_construct_filter import chart_corpus
@@ -2026,15 +2028,33 @@ def _labelled_bars(labels: list[str], dpi: int, values: tuple[int, ...] = (23, 4
     return buf.getvalue()
 
 
-def _lines_with_legend(size: tuple[float, float], moved: tuple[int, int, float] | None = None) -> bytes:
-    """Ten random walks with a legend in two columns (6 pt) and axis labels, ``size`` inches at 100 DPI; with
-    ``moved`` (series, point, by) one point of one series moved."""
-    import io
-
+def _pyplot() -> Any:
+    """matplotlib's pyplot, drawing off screen (the Agg backend)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _png(fig: Any) -> bytes:
+    """``fig`` saved as PNG, with the rc settings in force (a style's faces: call it within the style), and
+    closed."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _lines_with_legend(size: tuple[float, float], moved: tuple[int, int, float] | None = None) -> bytes:
+    """Ten random walks with a legend in two columns (6 pt) and axis labels, ``size`` inches at 100 DPI; with
+    ``moved`` (series, point, by) one point of one series moved."""
+    plt = _pyplot()
 
     walks = np.cumsum(np.random.default_rng(1).normal(0, 1, (10, 40)), axis=1) + 10
     if moved is not None:
@@ -2047,10 +2067,7 @@ def _lines_with_legend(size: tuple[float, float], moved: tuple[int, int, float] 
     ax.set_xlabel("Survey")
     ax.set_ylabel("Wages")
     fig.suptitle("Patients (2011)")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return buf.getvalue()
+    return _png(fig)
 
 
 def test_a_line_chart_drawn_again_at_another_size_is_merged_with_its_legend_moved_and_other_data_is_not() -> None:
@@ -2076,12 +2093,7 @@ def test_a_line_chart_drawn_again_at_another_size_is_merged_with_its_legend_move
 def _wide_bars(size: tuple[float, float], changed: int | None = None) -> bytes:
     """Ten wide bars covering more of the axes than their face (matplotlib's Solarize_Light2), ``size`` inches at
     100 DPI; with ``changed`` that bar 74 -> 66."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     values = [52, 11, 83, 86, 74, 43, 49, 77, 72, 80]
     if changed is not None:
@@ -2093,10 +2105,7 @@ def _wide_bars(size: tuple[float, float], changed: int | None = None) -> bytes:
         ax.set_title("Revenue (2012)")
         ax.set_xlabel("Students")
         ax.set_ylabel("Yield")
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png")
-        plt.close(fig)
-    return buf.getvalue()
+        return _png(fig)
 
 
 def test_bars_covering_more_than_their_face_are_merged_drawn_again_and_a_bar_of_other_height_is_not() -> None:
@@ -2119,12 +2128,7 @@ def test_bars_covering_more_than_their_face_are_merged_drawn_again_and_a_bar_of_
 def _classic_bars(size: tuple[float, float], ninth: float = 33.44917425) -> bytes:
     """Ten bars in matplotlib's classic style (blue, black edges), ``size`` inches at 100 DPI; ``ninth`` the ninth
     bar's value."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     values = [43.69950137, 83.81881802, 62.39571278, 7.70396644, 89.8975655, 48.62230815, 16.06559998,
               59.30639394, ninth, 73.28851564]
@@ -2135,10 +2139,7 @@ def _classic_bars(size: tuple[float, float], ninth: float = 33.44917425) -> byte
         ax.set_xlabel("Wages")
         ax.set_ylabel("Imports")
         fig.suptitle("Revenue (2013)")
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png")
-        plt.close(fig)
-    return buf.getvalue()
+        return _png(fig)
 
 
 def test_bars_drawn_again_with_their_edges_snapped_anew_are_merged_and_a_bar_a_little_taller_is_not() -> None:
@@ -2163,17 +2164,12 @@ def test_bars_drawn_again_with_their_edges_snapped_anew_are_merged_and_a_bar_a_l
 def _grey_areas(raised: bool = False) -> bytes:
     """Three stacked areas in greys on Solarize_Light2's cream face (7 x 5 inches, 100 DPI); with ``raised`` the
     top one 5 units higher at one point."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     y = np.abs(np.random.default_rng(5).normal(6, 2, (3, 20))) + np.array([[12], [4], [3]])
     if raised:
         y[2, 7] += 5
-    greys = matplotlib.cycler(color=["#444444", "#777777", "#aaaaaa"])
+    greys = plt.cycler(color=["#444444", "#777777", "#aaaaaa"])
     with plt.style.context("Solarize_Light2"), plt.rc_context({"axes.prop_cycle": greys}):
         fig = plt.figure(figsize=(7, 5), dpi=100)
         ax = fig.add_subplot(111)
@@ -2181,10 +2177,7 @@ def _grey_areas(raised: bool = False) -> bytes:
         ax.set_xlabel("Wages")
         ax.set_ylabel("Yield")
         fig.suptitle("Exports (2000)")
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png")
-        plt.close(fig)
-    return buf.getvalue()
+        return _png(fig)
 
 
 def test_grey_text_beside_dark_grey_bars_stays_ink() -> None:

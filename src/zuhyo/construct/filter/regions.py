@@ -27,7 +27,7 @@ another DPI) differs in scattered pixels and one-pixel seams along re-rasterised
    (one changed digit is all of it; a copy's differences are spread over the image).
 
 A pair of charts drawn in strokes (lines, markers: :attr:`RegionCheck.ink_share`) whose region is over the limit
-is compared once more as ink alone, whatever its colours (:func:`_ink`): lines drawn again with another palette.
+is compared once more as ink alone, whatever its colours (:func:`_ink_of`): lines drawn again with another palette.
 One that passes fails when ink of one lies where the other has none (:func:`_stray_ink`): if both images are
 lossless and of one size, in a region over :attr:`RegionCheck.stray_limit` (a thin line of other data, which the
 seam opening, step 3, takes out); otherwise (a JPEG, or drawn at another size: strokes moved by a pixel or two)
@@ -216,7 +216,7 @@ class RegionCheck:
     compared, so two different charts once scored a region of 0 so."""
     ink_share: float = 0.3
     """A pair whose second look finds a region over the limit is looked at once more as ink alone
-    (:func:`_ink`: where each image's colour is far from its backgrounds, whatever the colour) when in both
+    (:func:`_ink_of`: where each image's colour is far from its backgrounds, whatever the colour) when in both
     images less than this share of the ink is left after an erosion by 3 px (:func:`_thin`: lines, markers,
     text - not bars, wedges or cells): lines drawn again with another palette, whose colours all differ where
     their strokes agree. 0 turns this off. On the hard corpus's seeds 6-9 it merged 6 copies of many lines and
@@ -566,9 +566,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
             return int(counted[k])
         # A long region (the labels along an axis: their places scale with the axes, their glyphs do not) is
         # looked at piece by piece, each about its own centre.
-        piece = check.text_piece
-        parts = [(px, py, min(piece, x + w - px), min(piece, y + h - py))
-                 for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
+        parts = _tiles((x, y, w, h), check.text_piece)
         own = _piece_at(pieces, affine, x + w / 2, y + h / 2)
         mine = region_of(k)
         moved = all((text is not None and _moved_text(g, own, part, text, check, limit, mine))
@@ -589,16 +587,19 @@ def _edges_moved(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], 
     ``a``'s moved by its best shift within :attr:`RegionCheck.edge_reach` px (:func:`_moved_off` at one scale),
     leave no more than ``limit`` pixels differing in all: the edges of a bar snapped to other pixels, each by its
     own amount."""
-    piece = check.edge_piece
-    x, y, w, h = box
     left = 0
-    for py in range(y, y + h, piece):
-        for px in range(x, x + w, piece):
-            left += _moved_off(g, affine, (px, py, min(piece, x + w - px), min(piece, y + h - py)), (1.0, 1.0),
-                               check, region, reach=check.edge_reach)
-            if left > limit:
-                return False
+    for part in _tiles(box, check.edge_piece):
+        left += _moved_off(g, affine, part, (1.0, 1.0), check, region, reach=check.edge_reach)
+        if left > limit:
+            return False
     return True
+
+
+def _tiles(box: tuple[int, int, int, int], piece: int) -> list[tuple[int, int, int, int]]:
+    """``box`` (x, y, w, h) cut into ``piece`` px squares, row by row (those at its right and bottom smaller)."""
+    x, y, w, h = box
+    return [(px, py, min(piece, x + w - px), min(piece, y + h - py))
+            for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
 
 
 def _text_reader(g: _Grids, affine: np.ndarray, pieces: Sequence[Piece] = ()) -> Explained:
@@ -1024,7 +1025,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
 
     A pair (not ``grey``) whose region is over the limit (``limit``, or :attr:`RegionCheck.local_above` without
     one) and whose images are both drawn in strokes (:attr:`RegionCheck.ink_share`) is looked at again as their
-    ink alone (:func:`_ink`, on luma): the smaller of the two regions counts. A pair that passes fails with stray
+    ink alone (:func:`_ink_of`, on luma): the smaller of the two regions counts. A pair that passes fails with stray
     ink (:func:`_strays_over`: for both images lossless, ``faint``, and of one size, ``native`` within
     :attr:`RegionCheck.glyph_change`, over :attr:`RegionCheck.stray_limit`; for others by the resampled limits;
     at the refined alignment, the thumbnail's alone being a pixel or two off at this resolution, and with the
@@ -1142,19 +1143,8 @@ def _can_read() -> bool:
     return ocr_available()
 
 
-def _ink(px: np.ndarray, check: RegionCheck) -> np.ndarray:
-    """(h, w) uint8, 255 where ``px`` (h x w x 3 uint8) shows ink: a colour more than :attr:`RegionCheck.level`
-    (in its largest channel) from each of its background colours - by the bins of
-    :func:`zuhyo.construct.filter.alignment.colour_map`, the commonest (a page, an axes' face) and the commonest
-    along its edge (the page round a face); a bar's colour is ink - and from every blend of the two (an area's
-    antialiased edge, :func:`_off_blend`), and at least half as far as the farthest within 1 px: a stroke's width
-    at half its contrast, the same for a pale line and a dark one (at a fixed level a dark line's antialiased
-    fringe is ink, a pale one's is not)."""
-    return _ink_of(_off_background(px, check.level), check)
-
-
 def _ink_and_areas(px: np.ndarray, check: RegionCheck) -> tuple[np.ndarray, np.ndarray]:
-    """(:func:`_ink` of ``px``, (h, w) uint8 255 off its ink where it is nearer its commonest colour than the
+    """(:func:`_ink_of` of ``px``, (h, w) uint8 255 off its ink where it is nearer its commonest colour than the
     colour commonest along its edge, when the two are not one: bars covering more of a chart than its face)."""
     import numpy as np
 
@@ -1164,7 +1154,13 @@ def _ink_and_areas(px: np.ndarray, check: RegionCheck) -> tuple[np.ndarray, np.n
 
 
 def _ink_of(far: np.ndarray, check: RegionCheck) -> np.ndarray:
-    """:func:`_ink` from the image's :func:`_off_background`."""
+    """(h, w) uint8, 255 where an image shows ink, from its :func:`_off_background` ``far``: a colour more than
+    :attr:`RegionCheck.level` (in its largest channel) from each of its background colours - by the bins of
+    :func:`zuhyo.construct.filter.alignment.colour_map`, the commonest (a page, an axes' face) and the commonest
+    along its edge (the page round a face); a bar's colour is ink - and from every blend of the two (an area's
+    antialiased edge, :func:`_off_blend`), and at least half as far as the farthest within 1 px: a stroke's width
+    at half its contrast, the same for a pale line and a dark one (at a fixed level a dark line's antialiased
+    fringe is ink, a pale one's is not)."""
     import cv2
     import numpy as np
 
@@ -1174,7 +1170,7 @@ def _ink_of(far: np.ndarray, check: RegionCheck) -> np.ndarray:
 
 def _off_background(px: np.ndarray, level: int) -> np.ndarray:
     """(h, w) uint8: how far each pixel of ``px`` is (largest channel) from the nearest of its background colours
-    (:func:`_ink`), or, beside areas within ``level`` of both, from a blend of the two (:func:`_off_blend`)."""
+    (:func:`_ink_of`), or, beside areas within ``level`` of both, from a blend of the two (:func:`_off_blend`)."""
     return _backgrounds(px, level)[0]
 
 
@@ -1192,7 +1188,7 @@ def _backgrounds(px: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
     commonest = int(np.argmax(np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)))
     far: np.ndarray = np.full(px.shape[:2], 255, dtype=np.uint8)
     second = np.zeros(px.shape[:2], dtype=bool)
-    colours, near = [], []
+    colours, offs = [], []
     for b in dict.fromkeys((edge, commonest)):
         colour = np.round(cv2.mean(px, mask=(bins == b).view(np.uint8))[:3]).astype(np.uint8)
         colours.append(colour)
@@ -1201,14 +1197,15 @@ def _backgrounds(px: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
         scalar = (*colour.tolist(), 0)
         r, g, bl = cv2.split(cv2.absdiff(px, scalar))  # type: ignore[call-overload]
         off = np.asarray(cv2.max(cv2.max(r, g), bl))
-        # beside an area of this colour (5 px across at least: a bar, a face; not a glyph's stroke of about its
-        # colour), within 2 px
-        area = cv2.erode((off <= level).view(np.uint8), np.ones((5, 5), np.uint8))
-        near.append(cv2.dilate(area, np.ones((9, 9), np.uint8)))
+        offs.append(off)
         if b != edge:
             second = off < far
         far = np.asarray(cv2.min(far, off))
     if len(colours) == 2:
+        # beside an area of each colour (5 px across at least: a bar, a face; not a glyph's stroke of about its
+        # colour), within 2 px
+        near = [cv2.dilate(cv2.erode((off <= level).view(np.uint8), np.ones((5, 5), np.uint8)),
+                           np.ones((9, 9), np.uint8)) for off in offs]
         _off_blend(px, far, colours[0], colours[1], cv2.bitwise_and(near[0], near[1]))
     return far, second
 
@@ -1243,7 +1240,7 @@ class _Strokes:
     """Both images' ink on the pair's grid (:func:`_strokes`), for :func:`_stray_ink` at any alignment."""
 
     ink_a: np.ndarray
-    """(height x width uint8, 1 or 0) ``a``'s ink (:func:`_ink`), not yet warped."""
+    """(height x width uint8, 1 or 0) ``a``'s ink (:func:`_ink_of`), not yet warped."""
     ink_b: np.ndarray
     """``b``'s ink."""
     trace_a: np.ndarray
@@ -1448,7 +1445,7 @@ def _other_strokes(strokes: _Strokes, affine: np.ndarray, check: RegionCheck) ->
 
 
 def _thin(ink: np.ndarray, check: RegionCheck) -> bool:
-    """Whether most of ``ink`` (:func:`_ink`) is strokes (lines, markers, text) rather than areas: what is left of
+    """Whether most of ``ink`` (:func:`_ink_of`) is strokes (lines, markers, text) rather than areas: what is left of
     it after an erosion by 3 px is under :attr:`RegionCheck.ink_share` of it."""
     import cv2
     import numpy as np
