@@ -447,6 +447,8 @@ def test_features_collected_batch_by_batch_are_the_stacked_ones(tmp_path) -> Non
     assert all(f.thumb == f.descriptors == b"" and f.width == 800 for f in light)  # the caller keeps the small part
     got, want = collected.finish(), stack_features(features)
     assert np.array_equal(got.thumbs, want.thumbs) and np.array_equal(got.descriptors, want.descriptors)
+    assert got.sizes is not None and want.sizes is not None and np.array_equal(got.sizes, want.sizes)
+    assert got.sizes.tolist() == [[800, 600, 1]] * 3  # width, height, lossless
     for field in ("col_profile", "row_profile", "ink", "grey"):
         assert np.array_equal(getattr(got.prepared, field), getattr(want.prepared, field))
     full = FeatureCollector(1, tmp_path)
@@ -1522,6 +1524,64 @@ def test_layout_blocks_are_cut_at_blank_bands_across_and_down() -> None:
     blocks = _layout_blocks(grey, RegionCheck(layout_gap=0.01))  # bands of 4 px or more
     assert sorted(blocks) == [(10, 30, 170, 160), (150, 2, 100, 10), (200, 30, 150, 160), (370, 40, 20, 140)]
     assert _layout_blocks(grey, RegionCheck(layout_gap=0.1)) == [(10, 2, 380, 188)]  # no band of 40 px
+
+
+def test_look_alikes_of_one_size_with_markers_elsewhere_fail_at_the_thumbnails_and_copies_of_one_size_do_not(
+        ) -> None:
+    """bench/scale_corpus.py's scatters 6 and 1429: one template, markers of other data - at the second look each
+    marker a region of its own, many of them; their aligned thumbnails leave over MAX_INK_APART pixels of ink
+    that the other does not explain, so the pair fails without a second look (region -1). A copy rotated by 1.5
+    degrees and one retitled, lossless and of one size, leave none and are looked at and merged; a resized JPEG
+    copy (another size, lossy) is never failed so; nor is a pair without the images' sizes."""
+    import io
+    from dataclasses import replace
+
+    from PIL import Image, ImageDraw
+    from test_construct_filter import bench_module
+
+    from zuhyo.construct.filter.near_duplicates import (
+        MAX_INK_APART,
+        FeatureArrays,
+        ink_apart,
+        scored_directions,
+        verify_scores,
+    )
+
+    chart_corpus()
+    drawn = bench_module("scale_corpus")
+    original = drawn.render_chart(6)
+    im = Image.open(io.BytesIO(original)).convert("RGB")
+    retitled = im.copy()
+    draw = ImageDraw.Draw(retitled)
+    draw.rectangle((60, 10, 600, 30), fill="white")
+    draw.text((60, 15), "Figure 3: Rainfall by region", fill="black")
+
+    def png(copy: Image.Image) -> bytes:
+        out = io.BytesIO()
+        copy.save(out, format="PNG")
+        return out.getvalue()
+
+    images = [original, drawn.render_chart(1429), png(im.rotate(1.5, resample=Image.Resampling.BICUBIC,
+                                                                 fillcolor=(255, 255, 255))),
+              png(retitled), drawn.copy_of(6, 1)]
+    arrays = _arrays(images)
+    pairs = np.array([(0, 1), (0, 2), (0, 3), (0, 4)])
+    scores, _, directions = scored_directions(arrays.thumbs, arrays.prepared, pairs, max_solid=None,
+                                              refine_below=DEFAULT_MIN_SCORE)
+    assert scores[0] >= DEFAULT_MIN_SCORE  # the thumbnails alone would send the look-alikes to a second look
+    apart = ink_apart(arrays.thumbs, pairs, directions, np.ones(len(pairs), dtype=bool))
+    assert apart[0] > MAX_INK_APART and apart[1] == apart[2] == 0, apart
+    assert ink_apart(arrays.thumbs, pairs, directions, np.zeros(len(pairs), dtype=bool)).tolist() == [-1] * 4
+    verified, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    assert verified[0] == 0.0 and regions[0] == -1  # failed without a second look
+    assert (verified[1:] >= DEFAULT_MIN_SCORE).all() and (0 <= regions[1:]).all() and (regions[1:] <= MAX_REGION).all()
+    # Through the executor, the thumbnails read from the driver's memory map or sent with each chunk (as for Ray)
+    for source in (arrays, replace(arrays, thumbs=np.array(arrays.thumbs))):
+        again, _, again_regions = verify_scores(source, pairs, images=images.__getitem__, executor="local", chunk=2)
+        assert np.array_equal(again, verified) and np.array_equal(again_regions, regions)
+    unknown = FeatureArrays(arrays.thumbs, arrays.descriptors, arrays.prepared, arrays.edges, arrays.fine_edges)
+    _, _, looked = verify_scores(unknown, pairs[:1], images=images.__getitem__)
+    assert looked[0] > MAX_REGION  # looked at, and failed there
 
 
 def _scatter(points: np.ndarray, colours: list[str]) -> bytes:

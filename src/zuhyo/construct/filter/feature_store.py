@@ -15,7 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zuhyo.construct.filter.near_duplicates import CROP_WINDOWS, DESC, FINE_EDGE, THUMB, FeatureArrays, ImageFeatures
+from zuhyo.construct.filter.near_duplicates import (
+    CROP_WINDOWS,
+    DESC,
+    FINE_EDGE,
+    THUMB,
+    FeatureArrays,
+    ImageFeatures,
+    image_sizes,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,7 +49,8 @@ def stack_features(features: Sequence[ImageFeatures], tmp_dir: Path | None = Non
                         np.array([f.ink for f in features], dtype=np.int64),
                         np.array([f.grey for f in features], dtype=bool))
     return FeatureArrays(thumbs_array(features, tmp_dir), stacked("descriptors", (windows, DESC * DESC)), prepared,
-                         stacked("edges", (DESC * DESC,)), stacked("fine_edges", (FINE_EDGE ** 2,), np.float16))
+                         stacked("edges", (DESC * DESC,)), stacked("fine_edges", (FINE_EDGE ** 2,), np.float16),
+                         image_sizes(features))
 
 
 def thumbs_array(features: Sequence[ImageFeatures], tmp_dir: Path | None = None) -> np.ndarray:
@@ -141,6 +150,7 @@ class FeatureCollector:
         self._rows = np.empty((capacity, THUMB), dtype=np.float32)
         self._ink = np.empty(capacity, dtype=np.int64)
         self._grey = np.empty(capacity, dtype=bool)
+        self._sizes = np.empty((capacity, 3), dtype=np.int32)
 
     @property
     def count(self) -> int:
@@ -160,6 +170,7 @@ class FeatureCollector:
         self._cols[k] = np.frombuffer(f.col_profile, dtype=np.float32)
         self._rows[k] = np.frombuffer(f.row_profile, dtype=np.float32)
         self._ink[k], self._grey[k] = f.ink, f.grey
+        self._sizes[k] = image_sizes([f])[0]
         self._thumbs.append(f.thumb)
         return f.without_arrays()
 
@@ -169,7 +180,8 @@ class FeatureCollector:
 
         k = self.count
         prepared = Prepared(self._cols[:k], self._rows[:k], self._ink[:k], self._grey[:k])
-        return FeatureArrays(self._thumbs.finish(), self._desc[:k], prepared, self._edges[:k], self._fine_edges[:k])
+        return FeatureArrays(self._thumbs.finish(), self._desc[:k], prepared, self._edges[:k], self._fine_edges[:k],
+                             self._sizes[:k])
 
     def discard(self) -> None:
         """Remove the thumbnails' file (nothing was finished)."""

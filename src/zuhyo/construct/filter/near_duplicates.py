@@ -97,6 +97,50 @@ SOLID_SOME_BELOW = 0.90
 """See :data:`SOLID_SOME_SHARE`."""
 
 
+def ink_apart(thumbs: np.ndarray, pairs: np.ndarray, directions: Directions, where: np.ndarray) -> np.ndarray:
+    """(m,) int64: for each pair at ``where`` (the others -1), the pixels of ink in either thumbnail, aligned as the
+    verification found them (``directions``), that the other leaves unexplained - no ink at half the level nor a
+    colour edge (:data:`INK_APART_LEVEL`) within :data:`INK_APART_REACH` pixels; the title band (a retitled copy)
+    and the rim of what both show are left out. The second look counts the largest region, and a chart of one
+    template with other markers differs from its look-alike by many regions of a marker each (each under
+    :data:`MAX_REGION` or just over): most of the scale corpus's second looks (bench/README.md, "twenty-ninth
+    session"). Ours, not from the papers."""
+    import cv2
+    import numpy as np
+
+    out = np.full(len(pairs), -1, dtype=np.int64)
+    side = thumbs.shape[1]
+    near = np.ones((2 * INK_APART_REACH + 1,) * 2, dtype=np.uint8)
+    around, edge = np.ones((7, 7), dtype=np.uint8), np.ones((3, 3), dtype=np.uint8)
+    rim = np.ones((5, 5), dtype=np.uint8)
+    whole = np.full((side, side), 255, dtype=np.uint8)
+    top = round(TITLE_BAND * side)
+
+    def ink_and_explains(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+        dark = cv2.subtract(cv2.dilate(grey, around), grey)
+        colour_edge = cv2.subtract(cv2.dilate(rgb, edge), cv2.erode(rgb, edge)).max(axis=2)
+        explains = ((dark > INK_APART_LEVEL // 2) | (colour_edge > INK_APART_LEVEL)).astype(np.uint8)
+        return dark > INK_APART_LEVEL, cv2.dilate(explains, near) > 0
+
+    with _opencv_one_thread():
+        for q in np.flatnonzero(where):
+            a, b = pairs[q]
+            into, shown = (a, b) if directions.forward[q] else (b, a)  # into's thumbnail onto shown's, as looked at
+            affine = directions.affines[q].astype(np.float64)
+            flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+            warped = cv2.warpAffine(np.asarray(thumbs[into]), affine, (side, side), flags=flags,
+                                    borderMode=cv2.BORDER_REPLICATE)
+            shown_part = cv2.warpAffine(whole, affine, (side, side), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                                        borderValue=0)
+            inside = cv2.erode(shown_part, rim) > 0
+            inside[:top] = False
+            ink_a, explained_by_a = ink_and_explains(warped)
+            ink_b, explained_by_b = ink_and_explains(np.asarray(thumbs[shown]))
+            out[q] = int(np.count_nonzero(((ink_a & ~explained_by_b) | (ink_b & ~explained_by_a)) & inside))
+    return out
+
+
 def tone_fails(scores: np.ndarray, solids: np.ndarray, side: int = THUMB) -> np.ndarray:
     """(m,) bool: the pairs whose thumbnails (``side`` px) differ in tone too much to show one image, whatever a
     second look would find: a solid difference over :data:`MAX_SOLID_SHARE` of the body, or over
@@ -108,6 +152,20 @@ def tone_fails(scores: np.ndarray, solids: np.ndarray, side: int = THUMB) -> np.
     below = np.where(solids <= SOLID_SOME_SHARE * body, SOLID_SOME_BELOW, SOLID_NO_LOOK_BELOW)
     return np.asarray((solids > MAX_SOLID_SHARE * body) | ((solids > SOLID_NO_LOOK) & (scores < below)))
 
+
+INK_APART_LEVEL = 30
+"""Luma levels under the brightest pixel of its 7x7 neighbourhood at which a thumbnail pixel is ink for
+:func:`ink_apart`; ink at half of it, or a colour edge of this many levels, explains the other image's."""
+INK_APART_REACH = 4
+"""Thumbnail pixels (of :data:`THUMB`) from a pixel of ink within which the other image's ink explains it: the
+thumbnails' alignment does not turn, a copy rotated by 1.5 degrees moves its corners by ~2.4, and resampling
+spreads an edge by one more (at 3, a rotated bar chart left 42 unexplained)."""
+MAX_INK_APART = 60
+"""Pixels of thumbnail ink that the other image leaves unexplained (:func:`ink_apart`) above which a pair of
+lossless images of one size fails without a second look: a template drawn with other data, its markers and lines
+elsewhere. Copies of one size (rotated, retitled, recoloured) leave at most 19 on the hard corpus's tuning seeds
+and 30 on the held-out seeds; look-alikes of one template on the scale corpus more than 60 in three of four
+(bench/README.md, "twenty-ninth session")."""
 
 MAX_REGION = 40
 """Pixels of the largest difference region (:func:`zuhyo.construct.filter.regions.largest_region`, at the images'
@@ -333,6 +391,20 @@ class FeatureArrays:
     """(n, DESC*DESC) float32: :func:`edge_descriptors`."""
     fine_edges: np.ndarray
     """(n, FINE_EDGE*FINE_EDGE) float16: :func:`edge_descriptors`."""
+    sizes: np.ndarray | None = None
+    """(n, 3) int32: each image's width, height and 1 for a lossless format (:func:`image_sizes`); ``None`` where
+    not known (no pair is then failed by :func:`ink_apart`)."""
+
+
+def image_sizes(features: Sequence[ImageFeatures]) -> np.ndarray:
+    """(n, 3) int32 of :attr:`FeatureArrays.sizes`: width, height, 1 for a lossless format (not one of
+    :data:`zuhyo.construct.filter.regions.LOSSY_FORMATS`)."""
+    import numpy as np
+
+    from zuhyo.construct.filter.regions import LOSSY_FORMATS
+
+    return np.array([(f.width, f.height, f.format not in LOSSY_FORMATS) for f in features],
+                    dtype=np.int32).reshape(-1, 3)
 
 
 def dct_hash(thumb: np.ndarray) -> int:
@@ -762,20 +834,44 @@ class PairEvidence:
     alone."""
 
 
-_VerifyChunk = tuple["np.ndarray", "np.ndarray | tuple[str, np.ndarray]", "Prepared", "int | None", float]
+_VerifyChunk = tuple["np.ndarray", "np.ndarray | tuple[str, np.ndarray]", "Prepared", "int | None", float,
+                     "np.ndarray | None"]
 
 
-def _verify_chunk(item: _VerifyChunk) -> tuple[np.ndarray, np.ndarray, Directions]:
-    """Runs in executor workers: the thumbnail scores of one chunk of pairs (indices into the chunk's images),
+def _verify_chunk(item: _VerifyChunk) -> tuple[np.ndarray, np.ndarray, Directions, np.ndarray]:
+    """Runs in executor workers: :func:`_thumbnail_phase` of one chunk of pairs (indices into the chunk's images),
     with the images' thumbnails sent along or read from the driver's memory map (its path and the rows), their
-    :class:`Prepared` rows, the solid-difference bound (``None``: none) and the verification bound."""
+    :class:`Prepared` rows, the solid-difference bound (``None``: none), the verification bound and which pairs are
+    lossless images of one size."""
     import numpy as np
 
-    pairs, thumbs, prepared, max_solid, min_score = item
+    pairs, thumbs, prepared, max_solid, min_score, one_size = item
     if isinstance(thumbs, tuple):
         path, rows = thumbs
         thumbs = np.asarray(np.load(path, mmap_mode="r")[rows])
-    return scored_directions(thumbs, prepared, pairs, max_solid=max_solid, refine_below=min_score)
+    return _thumbnail_phase(thumbs, prepared, pairs, max_solid, min_score, one_size)
+
+
+def _thumbnail_phase(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, max_solid: int | None,
+                     min_score: float, one_size: np.ndarray | None
+                     ) -> tuple[np.ndarray, np.ndarray, Directions, np.ndarray]:
+    """:func:`scored_directions`, and :func:`ink_apart` of the pairs that reach ``min_score`` among ``one_size``
+    (lossless images of one size) whose colours were not mapped (-1 for the others; all -1 without ``one_size``)."""
+    import numpy as np
+
+    scores, solids, directions = scored_directions(thumbs, prepared, pairs, max_solid=max_solid,
+                                                   refine_below=min_score)
+    where = np.zeros(len(pairs), dtype=bool) if one_size is None else (
+        one_size & ~directions.mapped & (scores >= min_score))
+    return scores, solids, directions, ink_apart(thumbs, pairs, directions, where)
+
+
+def _one_size(sizes: np.ndarray | None, pairs: np.ndarray) -> np.ndarray | None:
+    """(m,) bool: the pairs of two lossless images of one width and height (:attr:`FeatureArrays.sizes`)."""
+    if sizes is None:
+        return None
+    a, b = sizes[pairs[:, 0]], sizes[pairs[:, 1]]
+    return (a[:, 0] == b[:, 0]) & (a[:, 1] == b[:, 1]) & (a[:, 2] == 1) & (b[:, 2] == 1)  # type: ignore[no-any-return]
 
 
 _RegionChunk = tuple["np.ndarray", list[bytes], Directions, "np.ndarray"]
@@ -798,7 +894,9 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     pair reaching ``min_score`` gets the second look (:func:`region_scores`), and one whose largest region
     exceeds MAX_REGION scores 0 (region -1: not looked at; nor is a pair whose thumbnails' solid difference
     covers more than MAX_SOLID_SHARE of the body, or exceeds SOLID_NO_LOOK with a score under
-    SOLID_NO_LOOK_BELOW - SOLID_SOME_BELOW within SOLID_SOME_SHARE - it scores 0). Without, as on thumbnails
+    SOLID_NO_LOOK_BELOW - SOLID_SOME_BELOW within SOLID_SOME_SHARE, nor a pair of lossless images of one size
+    (``arrays.sizes``) whose thumbnails leave more than MAX_INK_APART pixels of ink unexplained,
+    :func:`ink_apart` - it scores 0). Without, as on thumbnails
     alone: a solid difference over MAX_SOLID scores 0. With ``executor`` the pairs are scored in chunks through
     :func:`zuhyo.construct.executor.map_items` (thumbnails: at most ``chunk`` pairs, at least 16 chunks when
     there are enough, sixteen in flight; second looks: ``region_chunk`` pairs with their images' bytes, eight
@@ -834,9 +932,12 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     max_solid = None if images is not None else MAX_SOLID
     size = min(chunk, max(64, -(-len(pairs) // 16)))
+    # With the images at hand, a pair of lossless images of one size whose thumbnails leave much ink unexplained
+    # fails without a second look (ink_apart); without, nothing is looked at again
+    one_size = _one_size(arrays.sizes, pairs) if images is not None else None
     if executor is None or len(pairs) <= size:
-        scores, solids, directions = in_one(THUMBNAIL_PHASE, pairs, lambda: scored_directions(
-            thumbs, prepared, pairs, max_solid=max_solid, refine_below=min_score))
+        scores, solids, directions, apart = in_one(THUMBNAIL_PHASE, pairs, lambda: _thumbnail_phase(
+            thumbs, prepared, pairs, max_solid, min_score, one_size))
     else:
         from zuhyo.construct.executor import ItemError, map_items, parse_executor
 
@@ -845,12 +946,13 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
         shared = isinstance(thumbs, np.memmap) and path is not None and parse_executor(executor)[0] == "local"
 
         def verify_items() -> Iterator[_VerifyChunk]:
-            for part in parts:
+            for s, part in zip(range(0, len(pairs), size), parts, strict=True):
                 used, local = np.unique(part, return_inverse=True)
                 rows = (str(path), used) if shared else np.asarray(thumbs[used])
-                yield local.reshape(-1, 2), rows, prepared.take(used), max_solid, min_score
+                yield (local.reshape(-1, 2), rows, prepared.take(used), max_solid, min_score,
+                       None if one_size is None else one_size[s:s + size])
 
-        found: list[tuple[np.ndarray, np.ndarray, Directions]] = []
+        found: list[tuple[np.ndarray, np.ndarray, Directions, np.ndarray]] = []
         for result in map_items(_verify_chunk, verify_items(), executor=executor, in_flight=16,
                                 progress=follow(THUMBNAIL_PHASE, parts)):
             if isinstance(result, ItemError):
@@ -859,12 +961,14 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
         scores = np.concatenate([r[0] for r in found])
         solids = np.concatenate([r[1] for r in found]).astype(np.int64)
         directions = Directions.concatenate([r[2] for r in found])
+        apart = np.concatenate([r[3] for r in found])
     regions = np.full(len(pairs), -1, dtype=np.int64)
     if images is None:
         return scores, solids, regions
     # Thumbnails whose solid difference covers a large part of the body differ in tone everywhere (by less than
     # the second look's level, more than the solid test's): other images, whatever the second look finds.
     scores = np.where(tone_fails(scores, solids, thumbs.shape[1]), 0.0, scores)
+    scores = np.where(apart > MAX_INK_APART, 0.0, scores)  # other markers and lines: no second look
     todo = np.flatnonzero(scores >= min_score)
     grey = prepared.grey[pairs[:, 0]] | prepared.grey[pairs[:, 1]]
     if executor is None or len(todo) <= region_chunk:
