@@ -98,17 +98,19 @@ SOLID_SOME_BELOW = 0.90
 
 
 def ink_apart(thumbs: np.ndarray, pairs: np.ndarray, directions: Directions, where: np.ndarray) -> np.ndarray:
-    """(m,) int64: for each pair at ``where`` (the others -1), the pixels of ink in either thumbnail, aligned as the
-    verification found them (``directions``), that the other leaves unexplained - no ink at half the level nor a
-    colour edge (:data:`INK_APART_LEVEL`) within :data:`INK_APART_REACH` pixels; the title band (a retitled copy)
-    and the rim of what both show are left out. The second look counts the largest region, and a chart of one
-    template with other markers differs from its look-alike by many regions of a marker each (each under
-    :data:`MAX_REGION` or just over): most of the scale corpus's second looks (bench/README.md, "twenty-ninth
-    session"). Ours, not from the papers."""
+    """(m, 2) int64: for each pair at ``where`` (the others -1), the pixels of ink of each thumbnail (first the
+    image shown into, then the one shown: :attr:`Directions.forward`), aligned as the verification found them
+    (``directions``), that the other leaves unexplained - no ink at half the level nor a colour edge
+    (:data:`INK_APART_LEVEL`) within :data:`INK_APART_REACH` pixels; the title band (a retitled copy) and the
+    rim of what both show are left out. A copy loses or fades ink (a pale palette, a crop) but adds none where
+    its original has none, so one of its two counts is about 0; a chart of one template with its markers and
+    lines elsewhere has ink of its own on both sides. The second look counts the largest region, each such
+    marker a region under :data:`MAX_REGION` or just over: most of the scale corpus's second looks
+    (bench/README.md, "twenty-ninth session"). Ours, not from the papers."""
     import cv2
     import numpy as np
 
-    out = np.full(len(pairs), -1, dtype=np.int64)
+    out = np.full((len(pairs), 2), -1, dtype=np.int64)
     side = thumbs.shape[1]
     near = np.ones((2 * INK_APART_REACH + 1,) * 2, dtype=np.uint8)
     around, edge = np.ones((7, 7), dtype=np.uint8), np.ones((3, 3), dtype=np.uint8)
@@ -137,7 +139,8 @@ def ink_apart(thumbs: np.ndarray, pairs: np.ndarray, directions: Directions, whe
             inside[:top] = False
             ink_a, explained_by_a = ink_and_explains(warped)
             ink_b, explained_by_b = ink_and_explains(np.asarray(thumbs[shown]))
-            out[q] = int(np.count_nonzero(((ink_a & ~explained_by_b) | (ink_b & ~explained_by_a)) & inside))
+            out[q] = (np.count_nonzero(ink_a & ~explained_by_b & inside),
+                      np.count_nonzero(ink_b & ~explained_by_a & inside))
     return out
 
 
@@ -159,13 +162,14 @@ INK_APART_LEVEL = 30
 INK_APART_REACH = 4
 """Thumbnail pixels (of :data:`THUMB`) from a pixel of ink within which the other image's ink explains it: the
 thumbnails' alignment does not turn, a copy rotated by 1.5 degrees moves its corners by ~2.4, and resampling
-spreads an edge by one more (at 3, a rotated bar chart left 42 unexplained)."""
-MAX_INK_APART = 60
-"""Pixels of thumbnail ink that the other image leaves unexplained (:func:`ink_apart`) above which a pair of
-lossless images of one size fails without a second look: a template drawn with other data, its markers and lines
-elsewhere. Copies of one size (rotated, retitled, recoloured) leave at most 19 on the hard corpus's tuning seeds
-and 30 on the held-out seeds; look-alikes of one template on the scale corpus more than 60 in three of four
-(bench/README.md, "twenty-ninth session")."""
+spreads an edge by one more."""
+MAX_INK_APART = 10
+"""Pixels of each thumbnail's ink that the other leaves unexplained (:func:`ink_apart`) above which, on both sides,
+a pair of lossless images of one size fails without a second look: a template drawn with other data, its markers
+and lines elsewhere. On the hard corpus's tuning seeds copies of one size (rotated, retitled, in another palette
+or colour map) leave at most 3 on one side, where the larger side reaches hundreds (a pale palette drawn dark);
+look-alikes of one template on the scale corpus more than 10 on both in nine of ten (bench/README.md,
+"twenty-ninth session")."""
 
 MAX_REGION = 40
 """Pixels of the largest difference region (:func:`zuhyo.construct.filter.regions.largest_region`, at the images'
@@ -855,14 +859,13 @@ def _verify_chunk(item: _VerifyChunk) -> tuple[np.ndarray, np.ndarray, Direction
 def _thumbnail_phase(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, max_solid: int | None,
                      min_score: float, one_size: np.ndarray | None
                      ) -> tuple[np.ndarray, np.ndarray, Directions, np.ndarray]:
-    """:func:`scored_directions`, and :func:`ink_apart` of the pairs that reach ``min_score`` among ``one_size``
-    (lossless images of one size) whose colours were not mapped (-1 for the others; all -1 without ``one_size``)."""
+    """:func:`scored_directions`, and :func:`ink_apart` of the pairs among ``one_size`` (lossless images of one
+    size) that reach ``min_score`` (-1 for the others; all -1 without ``one_size``)."""
     import numpy as np
 
     scores, solids, directions = scored_directions(thumbs, prepared, pairs, max_solid=max_solid,
                                                    refine_below=min_score)
-    where = np.zeros(len(pairs), dtype=bool) if one_size is None else (
-        one_size & ~directions.mapped & (scores >= min_score))
+    where = np.zeros(len(pairs), dtype=bool) if one_size is None else one_size & (scores >= min_score)
     return scores, solids, directions, ink_apart(thumbs, pairs, directions, where)
 
 
@@ -895,8 +898,8 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     exceeds MAX_REGION scores 0 (region -1: not looked at; nor is a pair whose thumbnails' solid difference
     covers more than MAX_SOLID_SHARE of the body, or exceeds SOLID_NO_LOOK with a score under
     SOLID_NO_LOOK_BELOW - SOLID_SOME_BELOW within SOLID_SOME_SHARE, nor a pair of lossless images of one size
-    (``arrays.sizes``) whose thumbnails leave more than MAX_INK_APART pixels of ink unexplained,
-    :func:`ink_apart` - it scores 0). Without, as on thumbnails
+    (``arrays.sizes``) each of whose thumbnails has more than MAX_INK_APART pixels of ink the other leaves
+    unexplained, :func:`ink_apart` - it scores 0). Without, as on thumbnails
     alone: a solid difference over MAX_SOLID scores 0. With ``executor`` the pairs are scored in chunks through
     :func:`zuhyo.construct.executor.map_items` (thumbnails: at most ``chunk`` pairs, at least 16 chunks when
     there are enough, sixteen in flight; second looks: ``region_chunk`` pairs with their images' bytes, eight
@@ -968,7 +971,7 @@ def verify_scores(arrays: FeatureArrays, pairs: np.ndarray, min_score: float = D
     # Thumbnails whose solid difference covers a large part of the body differ in tone everywhere (by less than
     # the second look's level, more than the solid test's): other images, whatever the second look finds.
     scores = np.where(tone_fails(scores, solids, thumbs.shape[1]), 0.0, scores)
-    scores = np.where(apart > MAX_INK_APART, 0.0, scores)  # other markers and lines: no second look
+    scores = np.where(apart.min(axis=1) > MAX_INK_APART, 0.0, scores)  # ink of its own on both: no second look
     todo = np.flatnonzero(scores >= min_score)
     grey = prepared.grey[pairs[:, 0]] | prepared.grey[pairs[:, 1]]
     if executor is None or len(todo) <= region_chunk:
