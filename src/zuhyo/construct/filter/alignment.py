@@ -316,6 +316,38 @@ def warped(ta: np.ndarray, affine: np.ndarray) -> np.ndarray:
                                      borderMode=cv2.BORDER_REPLICATE))
 
 
+def unexplained_ink(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, level: int, reach: int,
+                    title_band: float = TITLE_BAND) -> tuple[int, int]:
+    """(of ``ta``'s, of ``tb``'s): pixels of ink of each thumbnail (side x side x 3 uint8; ``ta`` warped onto
+    ``tb``'s grid by ``affine`` as :func:`warped` does) that the other leaves unexplained. Ink is a pixel ``level``
+    luma levels under the brightest of its 7x7 neighbourhood; ink at half the level, or a colour edge (the range of
+    any channel over 3x3) of ``level``, within ``reach`` pixels explains the other's. The ``title_band`` and the
+    rim of what both show (2 pixels) are left out."""
+    import cv2
+    import numpy as np
+
+    side = tb.shape[0]
+    around, edge = np.ones((7, 7), dtype=np.uint8), np.ones((3, 3), dtype=np.uint8)
+    near = np.ones((2 * reach + 1, 2 * reach + 1), dtype=np.uint8)
+
+    def ink_and_explains(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+        dark = cv2.subtract(cv2.dilate(grey, around), grey)
+        colour_edge = cv2.subtract(cv2.dilate(rgb, edge), cv2.erode(rgb, edge)).max(axis=2)
+        explains = ((dark > level // 2) | (colour_edge > level)).astype(np.uint8)
+        return dark > level, cv2.dilate(explains, near) > 0
+
+    affine = np.asarray(affine, dtype=np.float64)
+    shown = cv2.warpAffine(np.full((side, side), 255, dtype=np.uint8), affine, (side, side),
+                           flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderValue=0)
+    inside = cv2.erode(shown, np.ones((5, 5), dtype=np.uint8)) > 0
+    inside[:round(title_band * side)] = False
+    ink_a, explained_by_a = ink_and_explains(warped(ta, affine))
+    ink_b, explained_by_b = ink_and_explains(np.ascontiguousarray(tb))
+    return (int(np.count_nonzero(ink_a & ~explained_by_b & inside)),
+            int(np.count_nonzero(ink_b & ~explained_by_a & inside)))
+
+
 COLOUR_BINS = 16
 """Levels per channel of the colours :func:`colour_map` maps (16 x 16 x 16 bins; a power of 2)."""
 

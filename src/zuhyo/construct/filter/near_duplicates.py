@@ -107,40 +107,17 @@ def ink_apart(thumbs: np.ndarray, pairs: np.ndarray, directions: Directions, whe
     lines elsewhere has ink of its own on both sides. The second look counts the largest region, each such
     marker a region under :data:`MAX_REGION` or just over: most of the scale corpus's second looks
     (bench/README.md, "twenty-ninth session"). Ours, not from the papers."""
-    import cv2
     import numpy as np
 
+    from zuhyo.construct.filter.alignment import unexplained_ink
+
     out = np.full((len(pairs), 2), -1, dtype=np.int64)
-    side = thumbs.shape[1]
-    near = np.ones((2 * INK_APART_REACH + 1,) * 2, dtype=np.uint8)
-    around, edge = np.ones((7, 7), dtype=np.uint8), np.ones((3, 3), dtype=np.uint8)
-    rim = np.ones((5, 5), dtype=np.uint8)
-    whole = np.full((side, side), 255, dtype=np.uint8)
-    top = round(TITLE_BAND * side)
-
-    def ink_and_explains(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-        dark = cv2.subtract(cv2.dilate(grey, around), grey)
-        colour_edge = cv2.subtract(cv2.dilate(rgb, edge), cv2.erode(rgb, edge)).max(axis=2)
-        explains = ((dark > INK_APART_LEVEL // 2) | (colour_edge > INK_APART_LEVEL)).astype(np.uint8)
-        return dark > INK_APART_LEVEL, cv2.dilate(explains, near) > 0
-
     with _opencv_one_thread():
         for q in np.flatnonzero(where):
             a, b = pairs[q]
             into, shown = (a, b) if directions.forward[q] else (b, a)  # into's thumbnail onto shown's, as looked at
-            affine = directions.affines[q].astype(np.float64)
-            flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-            warped = cv2.warpAffine(np.asarray(thumbs[into]), affine, (side, side), flags=flags,
-                                    borderMode=cv2.BORDER_REPLICATE)
-            shown_part = cv2.warpAffine(whole, affine, (side, side), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
-                                        borderValue=0)
-            inside = cv2.erode(shown_part, rim) > 0
-            inside[:top] = False
-            ink_a, explained_by_a = ink_and_explains(warped)
-            ink_b, explained_by_b = ink_and_explains(np.asarray(thumbs[shown]))
-            out[q] = (np.count_nonzero(ink_a & ~explained_by_b & inside),
-                      np.count_nonzero(ink_b & ~explained_by_a & inside))
+            out[q] = unexplained_ink(np.asarray(thumbs[into]), np.asarray(thumbs[shown]), directions.affines[q],
+                                     INK_APART_LEVEL, INK_APART_REACH)
     return out
 
 
