@@ -1531,8 +1531,9 @@ def test_look_alikes_of_one_size_with_markers_elsewhere_fail_at_the_thumbnails_a
     """bench/scale_corpus.py's scatters 6 and 1429: one template, markers of other data - at the second look each
     marker a region of its own, many of them; each of their aligned thumbnails has over MAX_INK_APART pixels of
     ink that the other does not explain, so the pair fails without a second look (region -1). A copy rotated by 1.5
-    degrees and one retitled, lossless and of one size, leave none and are looked at and merged; a resized JPEG
-    copy (another size, lossy) is never failed so; nor is a pair without the images' sizes."""
+    degrees (turned back by up to 1.5) and one retitled, lossless and of one size, leave none and are looked at and
+    merged; a resized JPEG copy (another size, lossy) is never failed so, nor a pair whose colours were mapped (a
+    colour map drawn again changes which shades are darker), nor a pair without the images' sizes."""
     import io
     from dataclasses import replace
 
@@ -1563,19 +1564,22 @@ def test_look_alikes_of_one_size_with_markers_elsewhere_fail_at_the_thumbnails_a
 
     images = [original, drawn.render_chart(1429), png(im.rotate(1.5, resample=Image.Resampling.BICUBIC,
                                                                  fillcolor=(255, 255, 255))),
-              png(retitled), drawn.copy_of(6, 1)]
+              png(retitled), drawn.copy_of(6, 1), drawn.render_chart(7), drawn.render_chart(627)]
     arrays = _arrays(images)
-    pairs = np.array([(0, 1), (0, 2), (0, 3), (0, 4)])
+    pairs = np.array([(0, 1), (0, 2), (0, 3), (0, 4), (5, 6)])
     scores, _, directions = scored_directions(arrays.thumbs, arrays.prepared, pairs, max_solid=None,
                                               refine_below=DEFAULT_MIN_SCORE)
     assert scores[0] >= DEFAULT_MIN_SCORE  # the thumbnails alone would send the look-alikes to a second look
     apart = ink_apart(arrays.thumbs, pairs, directions, np.ones(len(pairs), dtype=bool))
     assert apart[0].min() > MAX_INK_APART and apart[0].max() > 4 * MAX_INK_APART, apart  # markers of its own, each
-    assert apart[1:3].tolist() == [[0, 0], [0, 0]], apart  # the rotated and the retitled copy
-    assert ink_apart(arrays.thumbs, pairs, directions, np.zeros(len(pairs), dtype=bool)).tolist() == [[-1, -1]] * 4
+    assert apart[1:3].tolist() == [[0, 0], [0, 0]], apart  # the rotated (turned back) and the retitled copy
+    assert ink_apart(arrays.thumbs, pairs, directions, np.zeros(len(pairs), dtype=bool)).tolist() == [[-1, -1]] * 5
+    assert directions.mapped[4] and scores[4] >= DEFAULT_MIN_SCORE  # two look-alikes in other palettes
     verified, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
     assert verified[0] == 0.0 and regions[0] == -1  # failed without a second look
-    assert (verified[1:] >= DEFAULT_MIN_SCORE).all() and (0 <= regions[1:]).all() and (regions[1:] <= MAX_REGION).all()
+    assert (verified[1:4] >= DEFAULT_MIN_SCORE).all() and (0 <= regions[1:4]).all()
+    assert (regions[1:4] <= MAX_REGION).all()
+    assert verified[4] == 0.0 and regions[4] > MAX_REGION  # colours mapped: looked at (and failed there)
     # Through the executor, the thumbnails read from the driver's memory map or sent with each chunk (as for Ray)
     for source in (arrays, replace(arrays, thumbs=np.array(arrays.thumbs))):
         again, _, again_regions = verify_scores(source, pairs, images=images.__getitem__, executor="local", chunk=2)

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
 
 THUMB = 128
@@ -317,12 +319,17 @@ def warped(ta: np.ndarray, affine: np.ndarray) -> np.ndarray:
 
 
 def unexplained_ink(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, level: int, reach: int,
+                    turns: Sequence[float] = (0.0,), enough: int | None = None,
                     title_band: float = TITLE_BAND) -> tuple[int, int]:
     """(of ``ta``'s, of ``tb``'s): pixels of ink of each thumbnail (side x side x 3 uint8; ``ta`` warped onto
-    ``tb``'s grid by ``affine`` as :func:`warped` does) that the other leaves unexplained. Ink is a pixel ``level``
-    luma levels under the brightest of its 7x7 neighbourhood; ink at half the level, or a colour edge (the range of
-    any channel over 3x3) of ``level``, within ``reach`` pixels explains the other's. The ``title_band`` and the
-    rim of what both show (2 pixels) are left out."""
+    ``tb``'s grid by ``affine`` as :func:`warped` does, then turned about the grid's centre by each of ``turns``,
+    degrees) that the other leaves unexplained, at the turn where the lesser of the two is least - the first
+    where it is at most ``enough``, when given. Ink is a pixel ``level`` luma levels under the brightest of its
+    7x7 neighbourhood; ink at half the level, or a colour edge (the range of any channel over 3x3) of ``level``,
+    within ``reach`` pixels explains the other's. The ``title_band`` and the rim of what both show (2 pixels) are
+    left out."""
+    import math
+
     import cv2
     import numpy as np
 
@@ -337,15 +344,28 @@ def unexplained_ink(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, level: i
         explains = ((dark > level // 2) | (colour_edge > level)).astype(np.uint8)
         return dark > level, cv2.dilate(explains, near) > 0
 
-    affine = np.asarray(affine, dtype=np.float64)
-    shown = cv2.warpAffine(np.full((side, side), 255, dtype=np.uint8), affine, (side, side),
-                           flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderValue=0)
-    inside = cv2.erode(shown, np.ones((5, 5), dtype=np.uint8)) > 0
-    inside[:round(title_band * side)] = False
-    ink_a, explained_by_a = ink_and_explains(warped(ta, affine))
     ink_b, explained_by_b = ink_and_explains(np.ascontiguousarray(tb))
-    return (int(np.count_nonzero(ink_a & ~explained_by_b & inside)),
-            int(np.count_nonzero(ink_b & ~explained_by_a & inside)))
+    best: tuple[int, int] | None = None
+    centre = np.array([(side - 1) / 2, (side - 1) / 2])
+    for degrees in turns:
+        turn = np.array([[math.cos(math.radians(degrees)), -math.sin(math.radians(degrees))],
+                         [math.sin(math.radians(degrees)), math.cos(math.radians(degrees))]])
+        base = np.asarray(affine, dtype=np.float64)
+        # the grid's point x is taken from ta where the affine takes the point turned about the centre
+        turned = np.hstack([base[:, :2] @ turn, (base[:, :2] @ (centre - turn @ centre) + base[:, 2])[:, None]])
+        shown = cv2.warpAffine(np.full((side, side), 255, dtype=np.uint8), turned, (side, side),
+                               flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderValue=0)
+        inside = cv2.erode(shown, np.ones((5, 5), dtype=np.uint8)) > 0
+        inside[:round(title_band * side)] = False
+        ink_a, explained_by_a = ink_and_explains(warped(ta, turned))
+        counts = (int(np.count_nonzero(ink_a & ~explained_by_b & inside)),
+                  int(np.count_nonzero(ink_b & ~explained_by_a & inside)))
+        if best is None or min(counts) < min(best):
+            best = counts
+        if enough is not None and min(best) <= enough:
+            break
+    assert best is not None, "no turns"
+    return best
 
 
 COLOUR_BINS = 16

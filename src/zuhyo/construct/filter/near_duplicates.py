@@ -100,13 +100,14 @@ SOLID_SOME_BELOW = 0.90
 def ink_apart(thumbs: np.ndarray, pairs: np.ndarray, directions: Directions, where: np.ndarray) -> np.ndarray:
     """(m, 2) int64: for each pair at ``where`` (the others -1), the pixels of ink of each thumbnail (first the
     image shown into, then the one shown: :attr:`Directions.forward`), aligned as the verification found them
-    (``directions``), that the other leaves unexplained - no ink at half the level nor a colour edge
-    (:data:`INK_APART_LEVEL`) within :data:`INK_APART_REACH` pixels; the title band (a retitled copy) and the
-    rim of what both show are left out. A copy loses or fades ink (a pale palette, a crop) but adds none where
-    its original has none, so one of its two counts is about 0; a chart of one template with its markers and
-    lines elsewhere has ink of its own on both sides. The second look counts the largest region, each such
-    marker a region under :data:`MAX_REGION` or just over: most of the scale corpus's second looks
-    (bench/README.md, "twenty-ninth session"). Ours, not from the papers."""
+    (``directions``) and turned by each of :data:`INK_APART_TURNS` (the least kept), that the other leaves
+    unexplained - no ink at half the level nor a colour edge (:data:`INK_APART_LEVEL`) within
+    :data:`INK_APART_REACH` pixels (:func:`zuhyo.construct.filter.alignment.unexplained_ink`); the title band (a
+    retitled copy) and the rim of what both show are left out. A copy loses or fades ink (a pale palette, a
+    crop) but adds none where its original has none, so one of its two counts is about 0; a chart of one template
+    with its markers and lines elsewhere has ink of its own on both sides. The second look counts the largest
+    region, each such marker a region under :data:`MAX_REGION` or just over: most of the scale corpus's second
+    looks (bench/README.md, "twenty-ninth session"). Ours, not from the papers."""
     import numpy as np
 
     from zuhyo.construct.filter.alignment import unexplained_ink
@@ -117,7 +118,7 @@ def ink_apart(thumbs: np.ndarray, pairs: np.ndarray, directions: Directions, whe
             a, b = pairs[q]
             into, shown = (a, b) if directions.forward[q] else (b, a)  # into's thumbnail onto shown's, as looked at
             out[q] = unexplained_ink(np.asarray(thumbs[into]), np.asarray(thumbs[shown]), directions.affines[q],
-                                     INK_APART_LEVEL, INK_APART_REACH)
+                                     INK_APART_LEVEL, INK_APART_REACH, INK_APART_TURNS, enough=MAX_INK_APART)
     return out
 
 
@@ -137,16 +138,20 @@ INK_APART_LEVEL = 30
 """Luma levels under the brightest pixel of its 7x7 neighbourhood at which a thumbnail pixel is ink for
 :func:`ink_apart`; ink at half of it, or a colour edge of this many levels, explains the other image's."""
 INK_APART_REACH = 4
-"""Thumbnail pixels (of :data:`THUMB`) from a pixel of ink within which the other image's ink explains it: the
-thumbnails' alignment does not turn, a copy rotated by 1.5 degrees moves its corners by ~2.4, and resampling
-spreads an edge by one more."""
+"""Thumbnail pixels (of :data:`THUMB`) from a pixel of ink within which the other image's ink explains it:
+resampling spreads an edge by a pixel or two, a turn between :data:`INK_APART_TURNS` moves a corner by ~1."""
+INK_APART_TURNS = (0.0, -0.75, 0.75, -1.5, 1.5)
+"""Degrees by which :func:`ink_apart` also turns one thumbnail onto the other, the least count kept: the
+thumbnails' alignment does not turn, and a copy rotated by 1.5 degrees moves its corners by ~2.4 pixels (a
+rotated infographic's tiles left 13 pixels on its unturned side)."""
 MAX_INK_APART = 10
 """Pixels of each thumbnail's ink that the other leaves unexplained (:func:`ink_apart`) above which, on both sides,
-a pair of lossless images of one size fails without a second look: a template drawn with other data, its markers
-and lines elsewhere. On the hard corpus's tuning seeds copies of one size (rotated, retitled, in another palette
-or colour map) leave at most 3 on one side, where the larger side reaches hundreds (a pale palette drawn dark);
-look-alikes of one template on the scale corpus more than 10 on both in nine of ten (bench/README.md,
-"twenty-ninth session")."""
+a pair of lossless images of one size whose colours were not mapped fails without a second look: a template drawn
+with other data, its markers and lines elsewhere. On the hard corpus's tuning seeds copies of one size (rotated,
+retitled, in another palette) leave none on one side, where the larger side reaches hundreds (a pale palette
+drawn dark); look-alikes of one template on the scale corpus more than 10 on both in six of seven. A heatmap in
+another colour map leaves ink on both sides (its luma's order changes): a pair whose colours were mapped is not
+failed so (bench/README.md, "twenty-ninth session")."""
 
 MAX_REGION = 40
 """Pixels of the largest difference region (:func:`zuhyo.construct.filter.regions.largest_region`, at the images'
@@ -837,12 +842,14 @@ def _thumbnail_phase(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, 
                      min_score: float, one_size: np.ndarray | None
                      ) -> tuple[np.ndarray, np.ndarray, Directions, np.ndarray]:
     """:func:`scored_directions`, and :func:`ink_apart` of the pairs among ``one_size`` (lossless images of one
-    size) that reach ``min_score`` (-1 for the others; all -1 without ``one_size``)."""
+    size) that reach ``min_score`` with their colours as they are (-1 for the others; all -1 without
+    ``one_size``)."""
     import numpy as np
 
     scores, solids, directions = scored_directions(thumbs, prepared, pairs, max_solid=max_solid,
                                                    refine_below=min_score)
-    where = np.zeros(len(pairs), dtype=bool) if one_size is None else one_size & (scores >= min_score)
+    where = np.zeros(len(pairs), dtype=bool) if one_size is None else (
+        one_size & ~directions.mapped & (scores >= min_score))
     return scores, solids, directions, ink_apart(thumbs, pairs, directions, where)
 
 
