@@ -27,8 +27,9 @@ or retitled scores near 1 with no solid difference; a chart of the same kind wit
 images' bytes are at hand (the filter stage; :func:`verify_scores` with ``images``) the solid test is left to a
 **second look** (:mod:`zuhyo.construct.filter.regions`): the pairs whose thumbnails score at least ``min_score`` are
 read again, aligned at (up to) their own resolution and fail when their difference holds a compact region of more
-than :data:`MAX_REGION` pixels - one changed table cell or bar, a pixel or two in the thumbnail (issue 22). Pairs
-that pass join star clusters (:func:`clusters`), whose members are then verified against the member kept
+than :data:`MAX_REGION` pixels - one changed table cell or bar, a pixel or two in the thumbnail (issue 22); a pair
+of lossless images of one size each of whose thumbnails has ink the other lacks (:func:`ink_apart`: a template
+drawn with other data) fails before that look. Pairs that pass join star clusters (:func:`clusters`), whose members are then verified against the member kept
 (:mod:`zuhyo.construct.filter.duplicate_groups`).
 
 The driver stacks the features (``feature_store.stack_features``); the thumbnails go to a memory map that local workers
