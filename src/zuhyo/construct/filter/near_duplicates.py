@@ -29,8 +29,8 @@ images' bytes are at hand (the filter stage; :func:`verify_scores` with ``images
 read again, aligned at (up to) their own resolution and fail when their difference holds a compact region of more
 than :data:`MAX_REGION` pixels - one changed table cell or bar, a pixel or two in the thumbnail (issue 22); a pair
 of lossless images of one size each of whose thumbnails has ink the other lacks (:func:`ink_apart`: a template
-drawn with other data) fails before that look. Pairs that pass join star clusters (:func:`clusters`), whose members are then verified against the member kept
-(:mod:`zuhyo.construct.filter.duplicate_groups`).
+drawn with other data) fails before that look. Pairs that pass join star clusters (:func:`clusters`), whose
+members are then verified against the member kept (:mod:`zuhyo.construct.filter.duplicate_groups`).
 
 The driver stacks the features (``feature_store.stack_features``); the thumbnails go to a memory map that local workers
 read by path.
