@@ -346,15 +346,16 @@ def unexplained_ink(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, level: i
 
     ink_b, explained_by_b = ink_and_explains(np.ascontiguousarray(tb))
     best: tuple[int, int] | None = None
+    base = np.asarray(affine, dtype=np.float64)
     centre = np.array([(side - 1) / 2, (side - 1) / 2])
+    whole = np.full((side, side), 255, dtype=np.uint8)
     for degrees in turns:
-        turn = np.array([[math.cos(math.radians(degrees)), -math.sin(math.radians(degrees))],
-                         [math.sin(math.radians(degrees)), math.cos(math.radians(degrees))]])
-        base = np.asarray(affine, dtype=np.float64)
+        cos, sin = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+        turn = np.array([[cos, -sin], [sin, cos]])
         # the grid's point x is taken from ta where the affine takes the point turned about the centre
         turned = np.hstack([base[:, :2] @ turn, (base[:, :2] @ (centre - turn @ centre) + base[:, 2])[:, None]])
-        shown = cv2.warpAffine(np.full((side, side), 255, dtype=np.uint8), turned, (side, side),
-                               flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderValue=0)
+        shown = cv2.warpAffine(whole, turned, (side, side), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                               borderValue=0)
         inside = cv2.erode(shown, np.ones((5, 5), dtype=np.uint8)) > 0
         inside[:round(title_band * side)] = False
         ink_a, explained_by_a = ink_and_explains(warped(ta, turned))
