@@ -1537,8 +1537,10 @@ def test_look_alikes_of_one_size_with_markers_elsewhere_fail_at_the_thumbnails_a
     marker a region of its own, many of them; each of their aligned thumbnails has over MAX_INK_APART pixels of
     ink that the other does not explain, so the pair fails without a second look (region -1). A copy rotated by 1.5
     degrees (turned back by up to 1.5) and one retitled, lossless and of one size, leave none and are looked at and
-    merged; a resized JPEG copy (another size, lossy) is never failed so, nor a pair whose colours were mapped (a
-    colour map drawn again changes which shades are darker), nor a pair without the images' sizes."""
+    merged; a resized JPEG copy (another size, lossy) is never failed so, nor a pair without the images' sizes.
+    Scatters 8 and 132 match only with their colours mapped (their markers' colours move where the other has
+    none); counted with the first drawn in the second's colours, each still has ink of its own, and the pair fails
+    so too. Scatters 7 and 627, mapped too, leave 8 pixels on one side: looked at, and failed there."""
     import io
     from dataclasses import replace
 
@@ -1569,22 +1571,25 @@ def test_look_alikes_of_one_size_with_markers_elsewhere_fail_at_the_thumbnails_a
 
     images = [original, drawn.render_chart(1429), png(im.rotate(1.5, resample=Image.Resampling.BICUBIC,
                                                                  fillcolor=(255, 255, 255))),
-              png(retitled), drawn.copy_of(6, 1), drawn.render_chart(7), drawn.render_chart(627)]
+              png(retitled), drawn.copy_of(6, 1), drawn.render_chart(7), drawn.render_chart(627),
+              drawn.render_chart(8), drawn.render_chart(132)]
     arrays = _arrays(images)
-    pairs = np.array([(0, 1), (0, 2), (0, 3), (0, 4), (5, 6)])
+    pairs = np.array([(0, 1), (0, 2), (0, 3), (0, 4), (5, 6), (7, 8)])
     scores, _, directions = scored_directions(arrays.thumbs, arrays.prepared, pairs, max_solid=None,
                                               refine_below=DEFAULT_MIN_SCORE)
     assert scores[0] >= DEFAULT_MIN_SCORE  # the thumbnails alone would send the look-alikes to a second look
     apart = ink_apart(arrays.thumbs, pairs, directions, np.ones(len(pairs), dtype=bool))
     assert apart[0].min() > MAX_INK_APART and apart[0].max() > 4 * MAX_INK_APART, apart  # markers of its own, each
     assert apart[1:3].tolist() == [[0, 0], [0, 0]], apart  # the rotated (turned back) and the retitled copy
-    assert ink_apart(arrays.thumbs, pairs, directions, np.zeros(len(pairs), dtype=bool)).tolist() == [[-1, -1]] * 5
-    assert directions.mapped[4] and scores[4] >= DEFAULT_MIN_SCORE  # two look-alikes in other palettes
+    assert ink_apart(arrays.thumbs, pairs, directions, np.zeros(len(pairs), dtype=bool)).tolist() == [[-1, -1]] * 6
+    assert directions.mapped[4:].all() and (scores[4:] >= DEFAULT_MIN_SCORE).all()  # matched with colours mapped
+    assert apart[4].min() <= MAX_INK_APART < apart[5].min(), apart
     verified, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
     assert verified[0] == 0.0 and regions[0] == -1  # failed without a second look
     assert (verified[1:4] >= DEFAULT_MIN_SCORE).all() and (0 <= regions[1:4]).all()
     assert (regions[1:4] <= MAX_REGION).all()
-    assert verified[4] == 0.0 and regions[4] > MAX_REGION  # colours mapped: looked at (and failed there)
+    assert verified[4] == 0.0 and regions[4] > MAX_REGION  # ink of its own on one side only: looked at, failed
+    assert verified[5] == 0.0 and regions[5] == -1  # colours mapped, ink of its own on both: failed without a look
     # Through the executor, the thumbnails read from the driver's memory map or sent with each chunk (as for Ray)
     for source in (arrays, replace(arrays, thumbs=np.array(arrays.thumbs))):
         again, _, again_regions = verify_scores(source, pairs, images=images.__getitem__, executor="local", chunk=2)

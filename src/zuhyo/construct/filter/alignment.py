@@ -537,6 +537,15 @@ def recoloured(px: np.ndarray, table: np.ndarray, bins: np.ndarray | None = None
     return np.asarray(cv2.merge(planes))
 
 
+def recoloured_onto(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, cmp: Comparison = Comparison()) -> np.ndarray:
+    """``ta`` (side x side x 3 uint8) with its colours mapped to those ``tb`` shows in their place
+    (:func:`colour_map` of ``ta`` warped onto ``tb``'s grid by ``affine``, as :func:`compare` with ``recolour``
+    maps them), on ``ta``'s own grid: a copy drawn with another palette or colour map, drawn back in the other's."""
+    window = warped(ta, affine)
+    bins = _colour_bins(window)
+    return recoloured(ta, colour_map(window, tb, cmp, bins=bins))
+
+
 def recolourable(px: np.ndarray, table: np.ndarray, bins: np.ndarray | None = None) -> np.ndarray:
     """(h, w) uint8, 1 where ``table`` (:func:`colour_map`) has a colour for the bin of ``px``'s pixel (h x w x 3
     or 4 uint8): what :func:`recoloured` maps; 0 where it leaves the pixel as it is."""

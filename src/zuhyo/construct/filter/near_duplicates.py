@@ -104,22 +104,28 @@ def ink_apart(thumbs: np.ndarray, pairs: np.ndarray, directions: Directions, whe
     (``directions``) and turned by each of :data:`INK_APART_TURNS` (the least kept), that the other leaves
     unexplained - no ink at half the level nor a colour edge (:data:`INK_APART_LEVEL`) within
     :data:`INK_APART_REACH` pixels (:func:`zuhyo.construct.filter.alignment.unexplained_ink`); the title band (a
-    retitled copy) and the rim of what both show are left out. A copy loses or fades ink (a pale palette, a
-    crop) but adds none where its original has none, so one of its two counts is about 0; a chart of one template
-    with its markers and lines elsewhere has ink of its own on both sides. The second look counts the largest
-    region, each such marker a region under :data:`MAX_REGION` or just over: most of the scale corpus's second
-    looks (bench/README.md, "twenty-ninth session"). Ours, not from the papers."""
+    retitled copy) and the rim of what both show are left out. Where the pair matched with its colours mapped
+    (:attr:`Directions.mapped`), the first is drawn in the second's colours first
+    (:func:`zuhyo.construct.filter.alignment.recoloured_onto`): another colour map changes which shades are darker.
+    A copy loses or fades ink (a pale palette, a crop) but adds none where its original has none, so one of its
+    two counts is about 0; a chart of one template with its markers and lines elsewhere has ink of its own on
+    both sides. The second look counts the largest region, each such marker a region under :data:`MAX_REGION`
+    or just over: most of the scale corpus's second looks (bench/README.md, "twenty-ninth session"). Ours, not
+    from the papers."""
     import numpy as np
 
-    from zuhyo.construct.filter.alignment import unexplained_ink
+    from zuhyo.construct.filter.alignment import recoloured_onto, unexplained_ink
 
     out = np.full((len(pairs), 2), -1, dtype=np.int64)
     with _opencv_one_thread():
         for q in np.flatnonzero(where):
             a, b = pairs[q]
             into, shown = (a, b) if directions.forward[q] else (b, a)  # into's thumbnail onto shown's, as looked at
-            out[q] = unexplained_ink(np.asarray(thumbs[into]), np.asarray(thumbs[shown]), directions.affines[q],
-                                     INK_APART_LEVEL, INK_APART_REACH, INK_APART_TURNS, enough=MAX_INK_APART)
+            ta, tb = np.asarray(thumbs[into]), np.asarray(thumbs[shown])
+            if directions.mapped[q]:
+                ta = recoloured_onto(ta, tb, directions.affines[q])
+            out[q] = unexplained_ink(ta, tb, directions.affines[q], INK_APART_LEVEL, INK_APART_REACH,
+                                     INK_APART_TURNS, enough=MAX_INK_APART)
     return out
 
 
@@ -147,12 +153,15 @@ thumbnails' alignment does not turn, and a copy rotated by 1.5 degrees moves its
 rotated infographic's tiles left 13 pixels on its unturned side)."""
 MAX_INK_APART = 10
 """Pixels of each thumbnail's ink that the other leaves unexplained (:func:`ink_apart`) above which, on both sides,
-a pair of lossless images of one size whose colours were not mapped fails without a second look: a template drawn
-with other data, its markers and lines elsewhere. On the hard corpus's tuning seeds copies of one size (rotated,
-retitled, in another palette) leave none on one side, where the larger side reaches hundreds (a pale palette
-drawn dark); look-alikes of one template on the scale corpus more than 10 on both in six of seven. A heatmap in
-another colour map leaves ink on both sides (its luma's order changes): a pair whose colours were mapped is not
-failed so (bench/README.md, "twenty-ninth session")."""
+a pair of lossless images of one size fails without a second look: a template drawn with other data, its markers
+and lines elsewhere. On the hard corpus's tuning seeds copies of one size (rotated, retitled, in another palette)
+leave none on one side, where the larger side reaches hundreds (a pale palette drawn dark); look-alikes of one
+template on the scale corpus more than 10 on both in six of seven (bench/README.md, "twenty-ninth session"). A
+pair that matched with its colours mapped is counted with the first drawn in the second's colours: as they are, a
+heatmap in another colour map leaves ink on both sides (its luma's order changes); so drawn, the 218 colour-map
+copies of one size that pass a second look on 26 seeds of the hard corpus leave at most 2 on one side, and 883 of
+the scale corpus's 1,055 second looks of such pairs (2,000 charts, none passing) are failed without one
+(bench/README.md, "thirtieth session")."""
 
 MAX_REGION = 40
 """Pixels of the largest difference region (:func:`zuhyo.construct.filter.regions.largest_region`, at the images'
@@ -843,14 +852,12 @@ def _thumbnail_phase(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray, 
                      min_score: float, one_size: np.ndarray | None
                      ) -> tuple[np.ndarray, np.ndarray, Directions, np.ndarray]:
     """:func:`scored_directions`, and :func:`ink_apart` of the pairs among ``one_size`` (lossless images of one
-    size) that reach ``min_score`` with their colours as they are (-1 for the others; all -1 without
-    ``one_size``)."""
+    size) that reach ``min_score`` (-1 for the others; all -1 without ``one_size``)."""
     import numpy as np
 
     scores, solids, directions = scored_directions(thumbs, prepared, pairs, max_solid=max_solid,
                                                    refine_below=min_score)
-    where = np.zeros(len(pairs), dtype=bool) if one_size is None else (
-        one_size & ~directions.mapped & (scores >= min_score))
+    where = np.zeros(len(pairs), dtype=bool) if one_size is None else one_size & (scores >= min_score)
     return scores, solids, directions, ink_apart(thumbs, pairs, directions, where)
 
 
