@@ -1599,6 +1599,36 @@ def test_look_alikes_of_one_size_with_markers_elsewhere_fail_at_the_thumbnails_a
     assert looked[0] > MAX_REGION  # looked at, and failed there
 
 
+def test_the_palette_hint_asked_of_the_kept_direction_alone_changes_no_direction() -> None:
+    """scored_directions asks alignment.palette_moves (the hint that a pair verified as it is was drawn with
+    another palette) only of the direction it keeps where the hint decides nothing but the mark
+    (directed_scores with ``defer_hint``): every pair gets the scores, direction, alignment and mark it gets
+    with the hint asked of both directions. Look-alike scatters and lines of bench/scale_corpus.py in one palette
+    and in others, and a resized JPEG copy, all pairs among them."""
+    from test_construct_filter import bench_module
+
+    from zuhyo.construct.filter.alignment import directed_scores
+    from zuhyo.construct.filter.near_duplicates import scored_directions
+
+    chart_corpus()
+    drawn = bench_module("scale_corpus")
+    images = [drawn.render_chart(i) for i in (6, 1429, 7, 627, 8, 132, 4, 40)] + [drawn.copy_of(6, 1)]
+    arrays = _arrays(images)
+    pairs = np.array([(i, j) for i in range(len(images)) for j in range(i + 1, len(images))])
+    scores, solids, directions = scored_directions(arrays.thumbs, arrays.prepared, pairs, max_solid=None,
+                                                   refine_below=DEFAULT_MIN_SCORE)
+    both = [directed_scores(arrays.thumbs, arrays.prepared, pairs[:, 0], pairs[:, 1], refine_below=DEFAULT_MIN_SCORE),
+            directed_scores(arrays.thumbs, arrays.prepared, pairs[:, 1], pairs[:, 0], refine_below=DEFAULT_MIN_SCORE)]
+    kept = [both[0] if forward else both[1] for forward in directions.forward]
+    assert np.array_equal(scores, [k[0][q] for q, k in enumerate(kept)])
+    assert np.array_equal(solids, [k[1][q] for q, k in enumerate(kept)])
+    assert np.array_equal(directions.affines, np.stack([k[2][q] for q, k in enumerate(kept)]))
+    assert np.array_equal(directions.mapped, [k[3][q] for q, k in enumerate(kept)])
+    deferred = directed_scores(arrays.thumbs, arrays.prepared, pairs[:, 0], pairs[:, 1],
+                               refine_below=DEFAULT_MIN_SCORE, defer_hint=True)[3]
+    assert (deferred < 0).sum() >= 3 and directions.mapped.any() and not directions.mapped.all()  # all paths taken
+
+
 def _scatter(points: np.ndarray, colours: list[str]) -> bytes:
     """A scatter of two series of ``points`` ((2, n, 2)) in ``colours``, small markers (ggplot style)."""
     import matplotlib

@@ -605,7 +605,7 @@ def directed_windows(prep: Prepared, ia: np.ndarray, ib: np.ndarray, cmp: Compar
 
 def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.ndarray,
                     cmp: Comparison = Comparison(), windows: np.ndarray | None = None,
-                    refine_below: float | None = None
+                    refine_below: float | None = None, defer_hint: bool = False
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(score, solid difference, affine, recoloured) of each ``thumbs[ib]`` aligned into the window of
     ``thumbs[ia]`` it shows (``prep`` indexed like ``thumbs``; ``windows`` from :func:`directed_windows` when
@@ -614,7 +614,10 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
     compared again with ``a``'s colours mapped to ``b``'s (:func:`compare` with ``recolour``) in its window and in
     the whole image; each keeps the better. A colour pair verified as it is counts as recoloured too when it also
     verifies so, or its palette moves (:func:`palette_moves`). ``affine`` (m, 2, 3) is the alignment scored,
-    ``recoloured`` (m,) whether the colours were mapped (the second look maps them too)."""
+    ``recoloured`` (m,) whether the colours were mapped (the second look maps them too). With ``defer_hint``
+    ``recoloured`` is int8, -1 where only :func:`palette_moves` would tell (a colour pair verified as it is whose
+    solid difference decides without it): the caller asks it for the direction it keeps (the same result, a
+    hint fewer for each pair whose both directions verify)."""
     import numpy as np
 
     if windows is None:
@@ -623,7 +626,7 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
     side = thumbs.shape[1]
     whole = window_affine(np.array([0.0, side - 1, 0.0, side - 1]), side)[0]
     scores, solids = np.zeros(len(ia)), np.zeros(len(ia), dtype=np.int64)
-    mapped = np.zeros(len(ia), dtype=bool)
+    mapped = np.zeros(len(ia), dtype=np.int8)
     for q, (a, b) in enumerate(zip(ia.tolist(), ib.tolist(), strict=True)):
         grey = bool(prep.grey[a] or prep.grey[b])
         scores[q], solids[q] = compare(thumbs[a], thumbs[b], affines[q], int(prep.ink[b]), cmp, grey=grey)
@@ -631,10 +634,16 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
             continue
         if scores[q] >= refine_below:
             # Verified as it is, but drawn with another palette (a scatter's small markers in other colours agree
-            # on the thumbnail, not at the second look): the second look maps the colours too.
-            moves = palette_moves(thumbs[a], thumbs[b], affines[q], cmp)
-            mapped[q] = not grey and moves
-            if (moves or solids[q] > cmp.recolour_solid) and solids[q] > (cmp.grey_map_solid if grey else 0):
+            # on the thumbnail, not at the second look): the second look maps the colours too. A grey pair is
+            # never so marked.
+            floor = cmp.grey_map_solid if grey else 0
+            decides = floor < solids[q] <= cmp.recolour_solid  # whether the colours are mapped below
+            moves = False
+            if decides or not (grey or defer_hint):
+                moves = palette_moves(thumbs[a], thumbs[b], affines[q], cmp)
+            if not grey:
+                mapped[q] = moves if decides or not defer_hint else -1  # -1: the caller asks if it keeps this one
+            if (moves or solids[q] > cmp.recolour_solid) and solids[q] > floor:
                 # ... and its solid difference is of the colours mapped: the bars of a chart drawn again in other
                 # colours, or in greys, agree in shape, not in tone (the tone test would fail them). A grey pair
                 # (a greyscale copy agrees in tone on luma) only when its tones differ as they are. A solid
@@ -662,7 +671,7 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
                     score, solid, affines[q] = whole_score, whole_solid, whole
             if score >= refine_below:
                 scores[q], solids[q], mapped[q] = score, solid, True
-    return scores, solids, affines, mapped
+    return scores, solids, affines, (mapped if defer_hint else mapped.astype(bool))
 
 
 def content_box(thumb: np.ndarray, floor: int = 8, contrast: int = 32, outliers: float = 0.01, ends: float = 0.04,

@@ -722,7 +722,7 @@ def scored_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
     (:func:`tone_fails`) is the better one only where the other fails it too."""
     import numpy as np
 
-    from zuhyo.construct.filter.alignment import directed_scores
+    from zuhyo.construct.filter.alignment import directed_scores, palette_moves
 
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     scores, solids = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=np.int64)
@@ -732,8 +732,9 @@ def scored_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
     with _opencv_one_thread():
         for s in range(0, len(pairs), batch):
             a, b = pairs[s:s + batch, 0], pairs[s:s + batch, 1]
-            s1, d1, m1, c1 = directed_scores(thumbs, prepared, a, b, refine_below=refine_below)
-            s2, d2, m2, c2 = directed_scores(thumbs, prepared, b, a, refine_below=refine_below)
+            # the palette hint (palette_moves) asked only of the direction kept, where it decides nothing else
+            s1, d1, m1, c1 = directed_scores(thumbs, prepared, a, b, refine_below=refine_below, defer_hint=True)
+            s2, d2, m2, c2 = directed_scores(thumbs, prepared, b, a, refine_below=refine_below, defer_hint=True)
             e1, e2 = np.where(d1 <= limit, s1, 0.0), np.where(d2 <= limit, s2, 0.0)
             if max_solid is None:
                 # A direction the tone test fails (verify_scores) is kept only where the other fails it too: a copy
@@ -746,7 +747,11 @@ def scored_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
             solids[s:s + batch] = np.where(first, d1, d2)
             forward[s:s + batch] = first
             affines[s:s + batch] = np.where(first[:, None, None], m1, m2)
-            mapped[s:s + batch] = np.where(first, c1, c2)
+            hint = np.where(first, c1, c2)
+            for k in np.flatnonzero(hint < 0):
+                into, shown = (a[k], b[k]) if first[k] else (b[k], a[k])
+                hint[k] = palette_moves(thumbs[into], thumbs[shown], affines[s + k])
+            mapped[s:s + batch] = hint > 0
     return scores, solids, Directions(forward, affines, mapped)
 
 
