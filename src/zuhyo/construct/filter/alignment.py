@@ -335,7 +335,7 @@ def unexplained_ink(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, level: i
 
     side = tb.shape[0]
     around, edge = np.ones((7, 7), dtype=np.uint8), np.ones((3, 3), dtype=np.uint8)
-    near = np.ones((2 * reach + 1, 2 * reach + 1), dtype=np.uint8)
+    near, rim = np.ones((2 * reach + 1, 2 * reach + 1), dtype=np.uint8), np.ones((5, 5), dtype=np.uint8)
 
     def ink_and_explains(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
@@ -356,7 +356,7 @@ def unexplained_ink(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, level: i
         turned = np.hstack([base[:, :2] @ turn, (base[:, :2] @ (centre - turn @ centre) + base[:, 2])[:, None]])
         shown = cv2.warpAffine(whole, turned, (side, side), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
                                borderValue=0)
-        inside = cv2.erode(shown, np.ones((5, 5), dtype=np.uint8)) > 0
+        inside = cv2.erode(shown, rim) > 0
         inside[:round(title_band * side)] = False
         ink_a, explained_by_a = ink_and_explains(warped(ta, turned))
         counts = (int(np.count_nonzero(ink_a & ~explained_by_b & inside)),
