@@ -89,6 +89,11 @@ class Comparison:
     """Side (px) of the thumbnails' lumas ECC refines on (at 128 px it took 1.5x as long for the same copies)."""
     refine_iterations: int = 30
     """ECC's iterations at most."""
+    recolour_strokes: bool = True
+    """Whether a pair whose colour map, fitted inside areas (:func:`colour_map`), moves no palette is compared with
+    one fitted on every pixel: a line chart or a scatter drawn again with another palette has no areas but its
+    strokes and markers, and scored 0.2-0.75 with its colours as they are (bench/README.md, "thirty-first
+    session"). Ours."""
     recolour_support: int = 8
     """Pixels (inside one colour's areas) a colour of ``a`` needs for :func:`colour_map` to map it."""
     palette_chroma: int = 40
@@ -404,16 +409,37 @@ def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(
 
     bins = _colour_bins(window) if bins is None else bins
     planes = cv2.split(np.ascontiguousarray(tb))[:3]
-    if areas:
-        kernel = np.ones((3, 3), np.uint8)
-        inside = cv2.erode(bins, kernel) == cv2.dilate(bins, kernel)
-        chosen, values = bins[inside], [plane[inside] for plane in planes]
-    else:
-        chosen, values = bins.ravel(), [plane.ravel() for plane in planes]
+    count, totals = _colour_sums(bins, planes, _inside_areas(bins) if areas else None)
+    return _map_of(count, totals, cmp)
+
+
+def _inside_areas(bins: np.ndarray) -> np.ndarray:
+    """Where ``bins`` (h x w) is inside an area of one bin: its 3x3 neighbourhood in the bin too."""
+    import cv2
+    import numpy as np
+
+    kernel = np.ones((3, 3), np.uint8)
+    return np.asarray(cv2.erode(bins, kernel) == cv2.dilate(bins, kernel))
+
+
+def _colour_sums(bins: np.ndarray, planes: Sequence[np.ndarray], where: np.ndarray | None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per colour bin (of ``bins``, h x w), its pixels and the sums of ``planes`` (``tb``'s three channels) over
+    them, where ``where`` (every pixel when ``None``)."""
+    import numpy as np
+
     size = COLOUR_BINS ** 3
-    chosen = chosen.astype(np.intp)  # once: bincount converts any other index type on every call
+    chosen = (bins.ravel() if where is None else bins[where]).astype(np.intp)  # once: bincount converts others
+    values = [plane.ravel() if where is None else plane[where] for plane in planes]
     count = np.bincount(chosen, minlength=size).astype(np.float64)
-    totals = np.stack([np.bincount(chosen, weights=value, minlength=size) for value in values], axis=1)
+    return count, np.stack([np.bincount(chosen, weights=value, minlength=size) for value in values], axis=1)
+
+
+def _map_of(count: np.ndarray, totals: np.ndarray, cmp: Comparison) -> np.ndarray:
+    """:func:`colour_map`'s table from its bins' pixels and channel sums (:func:`_colour_sums`)."""
+    import numpy as np
+
+    size = COLOUR_BINS ** 3
     up = _coarse_of(COLOUR_BINS, COARSE_BINS)
     coarse_count = np.bincount(up, weights=count, minlength=COARSE_BINS ** 3)[up]
     coarse_totals = np.stack([np.bincount(up, weights=totals[:, c], minlength=COARSE_BINS ** 3)[up]
@@ -426,8 +452,26 @@ def colour_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(
     return out
 
 
+def _palette_ink(window: np.ndarray, bins: np.ndarray, cmp: Comparison
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`palette_changed` weighs whatever the map: per colour bin of ``window`` (``bins``) its pixels,
+    whether it is the background, and its coloured pixels (chroma over :attr:`Comparison.palette_chroma`)."""
+    import cv2
+    import numpy as np
+
+    count = np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)
+    # The background: the commonest colour at 8 levels a channel (a light axes' face and the white page round it
+    # are one; at the map's finer levels the bars of a bar chart can outnumber either).
+    up = _coarse_of(COLOUR_BINS, COARSE_BINS)
+    background = up == int(np.argmax(np.bincount(up, weights=count, minlength=COARSE_BINS ** 3)))
+    r, g, b = cv2.split(np.ascontiguousarray(window))[:3]  # OpenCV: numpy's reductions over 3 channels are slow
+    chroma = cv2.subtract(cv2.max(cv2.max(r, g), b), cv2.min(cv2.min(r, g), b))
+    return count, background, np.bincount(bins[chroma > cmp.palette_chroma], minlength=COLOUR_BINS ** 3)
+
+
 def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Comparison(),
-                    bins: np.ndarray | None = None, share: float | None = None) -> bool:
+                    bins: np.ndarray | None = None, share: float | None = None,
+                    ink: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> bool:
     """Whether ``table`` (:func:`colour_map` of ``window``) moves the colours of a ``share`` of ``window``'s ink
     (its pixels off the most common bin), or of its coloured ink (chroma over :attr:`Comparison.palette_chroma`),
     by more than :attr:`Comparison.residual_level` (``share``: :attr:`Comparison.palette_moved` unless given): a
@@ -435,24 +479,17 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
     colour, not that much of the ink, so it is not compared as recoloured. The coloured ink is a chart's palette
     without its black text, grey axes and tinted backgrounds: a scatter's markers or a single red series drawn
     again in blue are most of that, if not of all the ink. ``bins``: ``window``'s :func:`_colour_bins` where
-    already found."""
-    import cv2
+    already found; ``ink``: its :func:`_palette_ink` where already found."""
     import numpy as np
 
     bins = _colour_bins(window) if bins is None else bins
-    count = np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)
-    # The background: the commonest colour at 8 levels a channel (a light axes' face and the white page round it
-    # are one; at the map's finer levels the bars of a bar chart can outnumber either).
-    up = _coarse_of(COLOUR_BINS, COARSE_BINS)
-    background = up == int(np.argmax(np.bincount(up, weights=count, minlength=COARSE_BINS ** 3)))
+    count, background, coloured = _palette_ink(window, bins, cmp) if ink is None else ink
     mapped = ~np.isnan(table[:, 0])
     if _contrast_kept(count, background, mapped, table) < cmp.palette_contrast:
         return False
     moved = np.zeros(len(table), dtype=bool)  # of the bins mapped only: a few dozen of the COLOUR_BINS**3
     moved[mapped] = np.abs(table[mapped] - _bin_centres()[mapped]).max(axis=1) > cmp.residual_level
-    r, g, b = cv2.split(np.ascontiguousarray(window))[:3]  # OpenCV: numpy's reductions over 3 channels are slow
-    chroma = cv2.subtract(cv2.max(cv2.max(r, g), b), cv2.min(cv2.min(r, g), b))
-    coloured = np.bincount(bins[chroma > cmp.palette_chroma], minlength=COLOUR_BINS ** 3)
+    count, coloured = count.copy(), coloured.copy()  # zeroed below
     # Where most of the coloured ink, and enough of it (Comparison.palette_areas), is in shades the map has
     # colours for (areas: bars, wedges, cells), those shades alone: a bar's anti-aliased edges are shades of
     # their own, too few for the map, and would outweigh a series left in nearly its colour (three bars of which
@@ -461,9 +498,9 @@ def palette_changed(window: np.ndarray, table: np.ndarray, cmp: Comparison = Com
         coloured = coloured * mapped
     least = (0, cmp.palette_least * bins.size)  # a few coloured pixels (JPEG's chroma noise) are no palette
     share = cmp.palette_moved if share is None else share
-    for ink, fewest in zip((count, coloured), least, strict=True):
-        ink[background] = 0
-        if ink.sum() > max(0, fewest) and ink[moved].sum() >= share * ink.sum():
+    for weights, fewest in zip((count, coloured), least, strict=True):
+        weights[background] = 0
+        if weights.sum() > max(0, fewest) and weights[moved].sum() >= share * weights.sum():
             return True
     return False
 
@@ -537,13 +574,41 @@ def recoloured(px: np.ndarray, table: np.ndarray, bins: np.ndarray | None = None
     return np.asarray(cv2.merge(planes))
 
 
+def palette_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison(),
+                bins: np.ndarray | None = None) -> np.ndarray | None:
+    """The colour map (:func:`colour_map`) of ``window`` (``a`` aligned onto ``tb``'s grid) to ``tb`` that moves a
+    palette (:func:`palette_changed`): fitted inside areas, else (:attr:`Comparison.recolour_strokes`) on every
+    pixel; ``None`` when neither does. ``bins``: ``window``'s :func:`_colour_bins` where already found."""
+    import cv2
+    import numpy as np
+
+    bins = _colour_bins(window) if bins is None else bins
+    planes = cv2.split(np.ascontiguousarray(tb))[:3]
+    inside = _inside_areas(bins)
+    count, totals = _colour_sums(bins, planes, inside)
+    table = _map_of(count, totals, cmp)
+    ink = _palette_ink(window, bins, cmp)  # once for either map
+    if palette_changed(window, table, cmp, bins=bins, ink=ink):
+        return table
+    if not cmp.recolour_strokes:
+        return None
+    # Lines and markers drawn with another palette: no areas to fit the map on, their strokes are most of the ink
+    # (a red and a blue line drawn again in blue and orange). Fitted on every pixel, the map moves their palette.
+    # (Every pixel's sums are the areas' and the rest's: only the rest, a small part, is summed again.)
+    rest_count, rest_totals = _colour_sums(bins, planes, ~inside)
+    table = _map_of(count + rest_count, totals + rest_totals, cmp)
+    return table if palette_changed(window, table, cmp, bins=bins, ink=ink) else None
+
+
 def recoloured_onto(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, cmp: Comparison = Comparison()) -> np.ndarray:
     """``ta`` (side x side x 3 uint8) with its colours mapped to those ``tb`` shows in their place
-    (:func:`colour_map` of ``ta`` warped onto ``tb``'s grid by ``affine``, as :func:`compare` with ``recolour``
-    maps them), on ``ta``'s own grid: a copy drawn with another palette or colour map, drawn back in the other's."""
+    (:func:`palette_map` of ``ta`` warped onto ``tb``'s grid by ``affine``, as :func:`compare` with ``recolour``
+    maps them; the map fitted inside areas where neither moves a palette), on ``ta``'s own grid: a copy drawn with
+    another palette or colour map, drawn back in the other's."""
     window = warped(ta, affine)
     bins = _colour_bins(window)
-    return recoloured(ta, colour_map(window, tb, cmp, bins=bins))
+    table = palette_map(window, tb, cmp, bins)
+    return recoloured(ta, colour_map(window, tb, cmp, bins=bins) if table is None else table)
 
 
 def recolourable(px: np.ndarray, table: np.ndarray, bins: np.ndarray | None = None) -> np.ndarray:
@@ -560,8 +625,8 @@ def compare(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, ink_b: int, cmp:
     centres to ``ta``'s: :func:`window_affine` of a window, or refined; both side x side x 3 uint8),
     ``ink_b`` being ``tb``'s :attr:`Prepared.ink`; with ``grey`` both are compared on their luma; with
     ``recolour`` ``a``'s colours are first mapped to those ``b`` shows in their place (:func:`colour_map`: a copy
-    drawn with another palette or colour map; when the map does not move enough of ``a``'s ink
-    (:func:`palette_changed`) the pair scores 0 with the whole grid as its solid difference)."""
+    drawn with another palette or colour map: :func:`palette_map`; when no map moves enough of ``a``'s ink the
+    pair scores 0 with the whole grid as its solid difference)."""
     import cv2
     import numpy as np
 
@@ -578,8 +643,8 @@ def compare(ta: np.ndarray, tb: np.ndarray, affine: np.ndarray, ink_b: int, cmp:
     window = warped(a4, affine)
     if recolour:
         bins = _colour_bins(window)  # once for the map, the test and the recolouring
-        table = colour_map(window, b4, cmp, bins=bins)
-        if not palette_changed(window, table, cmp, bins=bins):
+        table = palette_map(window, b4, cmp, bins)
+        if table is None:
             return 0.0, int(window.shape[0] * window.shape[1])
         window = recoloured(window, table, bins)
     lowest, highest = cv2.erode(window, kernel), cv2.dilate(window, kernel)

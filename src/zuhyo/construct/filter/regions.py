@@ -290,6 +290,12 @@ class RegionCheck:
     """The largest region (as the looks count it) of a pair read as text (:attr:`read_text`): the labels of copies
     drawn again at another DPI left 68-158 px on the hard corpus's seeds; a bar of other height, hundreds to
     thousands, fails at its first reading (no text) but costs one."""
+    tick_scale: bool = True
+    """Whether a region read as text (:attr:`read_text`) that does not read alike is also explained as an axis's
+    tick labels chosen anew on the same scale (:func:`zuhyo.construct.filter.text_reading.same_scale`): drawn
+    again at another figure size, an axis labelled 0, 2, 4, 6 is labelled 0, 2.5, 5, 7.5 (the locator picks its
+    step by the axis's length), and a small multiple's every panel so. Our addition (bench/README.md,
+    "thirty-first session")."""
 
 
 LOSSY_FORMATS = ("JPEG", "MPO", "WEBP")
@@ -548,7 +554,7 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
     counted = np.where(pixels >= check.alone_share * spread, pixels * check.alone_weight, pixels)
     if text is None and not shift and not read:
         return int(counted[compact].max())
-    reads_alike = _text_reader(g, affine, pieces)
+    reads_alike = _text_reader(g, affine, pieces, check.tick_scale)
 
     def region_of(k: int) -> np.ndarray:
         return np.asarray(cv2.bitwise_and(differs, (labels == k + 1).view(np.uint8)))
@@ -602,19 +608,21 @@ def _tiles(box: tuple[int, int, int, int], piece: int) -> list[tuple[int, int, i
             for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
 
 
-def _text_reader(g: _Grids, affine: np.ndarray, pieces: Sequence[Piece] = ()) -> Explained:
+def _text_reader(g: _Grids, affine: np.ndarray, pieces: Sequence[Piece] = (), ticks: bool = True) -> Explained:
     """Whether a region (its box and mask on the grid) reads as the same text in both images
-    (:func:`zuhyo.construct.filter.text_reading.reads_alike`), ``a``'s luma warped by ``affine`` and ``pieces``
-    once, when the first region is read."""
+    (:func:`zuhyo.construct.filter.text_reading.reads_alike`), or with ``ticks`` as one axis's tick labels on the
+    same scale (:func:`zuhyo.construct.filter.text_reading.same_scale`), ``a``'s luma warped by ``affine`` and
+    ``pieces`` once, when the first region is read."""
     lumas: list[np.ndarray] = []
 
     def reads(box: tuple[int, int, int, int], region: np.ndarray) -> bool:
-        from zuhyo.construct.filter.text_reading import reads_alike
+        from zuhyo.construct.filter.text_reading import reads_alike, same_scale
 
         if not lumas:
             height, width = g.gb.shape
             lumas.append(_warp(g.ga, affine, (width, height), pieces))
-        return reads_alike(lumas[0], g.gb, box, region)
+        return (reads_alike(lumas[0], g.gb, box, region)
+                or (ticks and same_scale(lumas[0], g.gb, box, region)))
 
     return reads
 
@@ -1116,7 +1124,7 @@ def largest_region(pa: np.ndarray, pb: np.ndarray, thumb_affine: np.ndarray, thu
     if found <= bound and strays and (drawn := inks()) is not None:
         # an axis label read is the same text (a line of other data reads as none; the moved-text test on shades,
         # blind to thin strokes, would take one moved onto another line for text)
-        read_alike = _text_reader(g, refined, pieces)
+        read_alike = _text_reader(g, refined, pieces, check.tick_scale)
         resampled_check = replace(check, stray_reach=check.stray_reach_resampled)  # resized: resampled
 
         def explained(box: tuple[int, int, int, int], region: np.ndarray) -> bool:
