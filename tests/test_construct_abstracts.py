@@ -207,7 +207,9 @@ def test_invalid_replies_reasked_refusal_is_an_error_timeout_retried(ws: Path, f
                              "no JSON object in the reply": REFUSAL,  # (the re-asks quote the problem)
                              "ABSTRACT-P2": [SLOW, vote("C1", 2)]},  # the first request times out, is retried
                     slow_s=3.0)
-    out = abstracts(ws, spec(a, "a"), spec(b, "b"), extra=("--timeout", "0.5", "--concurrency", "1"))
+    # 1.5 s: well under the slow reply's 3 s, and over what a quick reply takes on a loaded machine (at 0.5 s two
+    # test suites at once on 2 cores timed one out as well: 2 retries)
+    out = abstracts(ws, spec(a, "a"), spec(b, "b"), extra=("--timeout", "1.5", "--concurrency", "1"))
     counts = {k: out[k] for k in ("votes", "majority", "tie", "no_majority", "errors", "reasked", "retries")}
     assert counts == {"votes": 3, "majority": 1, "tie": 0, "no_majority": 1, "errors": 1, "reasked": 2,
                       "retries": 1}
