@@ -608,7 +608,7 @@ def _tiles(box: tuple[int, int, int, int], piece: int) -> list[tuple[int, int, i
             for py in range(y, y + h, piece) for px in range(x, x + w, piece)]
 
 
-def _text_reader(g: _Grids, affine: np.ndarray, pieces: Sequence[Piece] = (), ticks: bool = True) -> Explained:
+def _text_reader(g: _Grids, affine: np.ndarray, pieces: Sequence[Piece], ticks: bool) -> Explained:
     """Whether a region (its box and mask on the grid) reads as the same text in both images
     (:func:`zuhyo.construct.filter.text_reading.reads_alike`), or with ``ticks`` as one axis's tick labels on the
     same scale (:func:`zuhyo.construct.filter.text_reading.same_scale`), ``a``'s luma warped by ``affine`` and

@@ -100,6 +100,21 @@ def _read(grey: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
             for text, quad, score in zip(found.txts, found.boxes, found.scores, strict=True)]
 
 
+def _cut(a: np.ndarray, cut_box: tuple[int, int, int, int], enlarge: float, mask: bool = False) -> np.ndarray:
+    """The part ``cut_box`` (top, bottom, left, right) of ``a`` (a luma on the grid, uint8) enlarged ``enlarge``
+    times (cubic); with ``mask``, of a region's mask (nonzero where it is): 0 or 1, nearest."""
+    import cv2
+    import numpy as np
+
+    top, bottom, left, right = cut_box
+    size = (round((right - left) * enlarge), round((bottom - top) * enlarge))
+    if mask:
+        return np.asarray(cv2.resize((np.asarray(a[top:bottom, left:right]) > 0).view(np.uint8), size,
+                                     interpolation=cv2.INTER_NEAREST))
+    return np.asarray(cv2.resize(np.ascontiguousarray(a[top:bottom, left:right]), size,
+                                 interpolation=cv2.INTER_CUBIC))
+
+
 def _lines(grey: np.ndarray, region: np.ndarray, check: TextCheck, enlarge: float
            ) -> tuple[list[str], float, float] | None:
     """The text lines of ``grey`` (a cut enlarged ``enlarge`` times, uint8) whose boxes touch ``region`` (the
@@ -131,21 +146,16 @@ def reads_alike(wa: np.ndarray, gb: np.ndarray, box: tuple[int, int, int, int], 
     touching ``region`` (the grid's mask of the differing pixels, nonzero where they are) are the same in both,
     each read confidently, and cover most of ``region``'s pixels in both. Not where at one either image has no
     such lines there (a bar, a marker: no text to read)."""
-    import cv2
-    import numpy as np
 
     x, y, w, h = box
     height, width = gb.shape
     top, bottom = max(0, y - check.margin_down), min(height, y + h + check.margin_down)
     left, right = max(0, x - check.margin_across), min(width, x + w + check.margin_across)
     for enlarge in check.enlargements:
-        size = (round((right - left) * enlarge), round((bottom - top) * enlarge))
-        mask = cv2.resize((np.asarray(region[top:bottom, left:right]) > 0).view(np.uint8), size,
-                          interpolation=cv2.INTER_NEAREST)
+        mask = _cut(region, (top, bottom, left, right), enlarge, mask=True)
         read = []
         for grey in (wa, gb):
-            cut = cv2.resize(np.ascontiguousarray(grey[top:bottom, left:right]), size,
-                             interpolation=cv2.INTER_CUBIC)
+            cut = _cut(grey, (top, bottom, left, right), enlarge)
             lines = _lines(cut, mask, check, enlarge)
             if lines is None:
                 return False
@@ -212,14 +222,11 @@ def same_scale(wa: np.ndarray, gb: np.ndarray, box: tuple[int, int, int, int], r
             top, bottom = max(0, y - r), min(height, y + h + r)
             left, right = max(0, x - check.tick_column_margin), min(width, x + w + check.tick_column_margin)
         cut_box = (top, bottom, left, right)
-        size = (round((right - left) * enlarge), round((bottom - top) * enlarge))
-        mask = cv2.resize((np.asarray(region[top:bottom, left:right]) > 0).view(np.uint8), size,
-                          interpolation=cv2.INTER_NEAREST)
+        mask = _cut(region, cut_box, enlarge, mask=True)
         covered: np.ndarray = np.zeros(mask.shape, np.uint8)  # by either image's numbers: a label of each differs
         axes, touching_boxes = [], []
         for grey in (wa, gb):
-            cut = cv2.resize(np.ascontiguousarray(grey[top:bottom, left:right]), size, interpolation=cv2.INTER_CUBIC)
-            read = _numbers(cut, mask, cut_box, (width, height), check)
+            read = _numbers(_cut(grey, cut_box, enlarge), mask, cut_box, (width, height), check)
             if read is None:
                 break
             numbers, touching, lines = read
