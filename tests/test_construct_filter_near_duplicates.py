@@ -2156,9 +2156,10 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def _lines_with_legend(size: tuple[float, float], moved: tuple[int, int, float] | None = None) -> bytes:
-    """Ten random walks with a legend in two columns (6 pt) and axis labels, ``size`` inches at 100 DPI; with
-    ``moved`` (series, point, by) one point of one series moved."""
+def _lines_with_legend(size: tuple[float, float], moved: tuple[int, int, float] | None = None,
+                       legend: str = "best") -> bytes:
+    """Ten random walks with a legend in two columns (6 pt, at ``legend``) and axis labels, ``size`` inches at
+    100 DPI; with ``moved`` (series, point, by) one point of one series moved."""
     plt = _pyplot()
 
     walks = np.cumsum(np.random.default_rng(1).normal(0, 1, (10, 40)), axis=1) + 10
@@ -2168,7 +2169,7 @@ def _lines_with_legend(size: tuple[float, float], moved: tuple[int, int, float] 
     ax = fig.add_subplot(111)
     for k, row in enumerate(walks):
         ax.plot(row, linewidth=0.8, label=f"L{k}")
-    ax.legend(fontsize=6, ncol=2)
+    ax.legend(fontsize=6, ncol=2, loc=legend)
     ax.set_xlabel("Survey")
     ax.set_ylabel("Wages")
     fig.suptitle("Patients (2011)")
@@ -2193,6 +2194,74 @@ def test_a_line_chart_drawn_again_at_another_size_is_merged_with_its_legend_move
     without = region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images,
                             check=RegionCheck(stray_text=False))
     assert without[0] > MAX_REGION
+
+
+def test_a_legend_frames_edge_moved_with_its_entries_at_another_size_is_looked_at_as_marks_moved() -> None:
+    """Drawn again at 8.5 x 7 inches (8 x 6 first), a legend anchored at the axes' upper left corner grows with its
+    text, and the far edge of its frame, a rule 0.8 pt wide, lies farther from where the alignment puts it than a
+    resampled stroke may: stray ink one pixel across that fills its box, which was taken for a solid patch (never
+    text) and failed the copy. Looked at as marks moved (``RegionCheck.rule_width``), the copy is merged; one point
+    of one series moved, at the other size, is not."""
+    from zuhyo.construct.filter.near_duplicates import region_scores, verify_scores
+    from zuhyo.construct.filter.regions import RegionCheck
+
+    images = [_lines_with_legend((8, 6), legend="upper left"), _lines_with_legend((8.5, 7), legend="upper left"),
+              _lines_with_legend((8.5, 7), (3, 20, 2.0), legend="upper left")]
+    arrays = _arrays(images)
+    pairs = np.array([[0, 1], [0, 2], [1, 2]])
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    merged = (scores >= DEFAULT_MIN_SCORE) & (regions >= 0) & (regions <= MAX_REGION)
+    assert merged.tolist() == [True, False, False]
+    assert regions[1] > MAX_REGION and regions[2] > MAX_REGION
+    without = region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images, check=RegionCheck(rule_width=0))
+    assert without[0] > MAX_REGION  # the frame's edge, stray ink 85 px long
+
+
+def _walks_with_markers(moved: tuple[int, int, float] | None = None) -> bytes:
+    """Three random walks with markers under a title, 6 x 6 inches at 100 DPI (the hard corpus's line charts);
+    with ``moved`` (series, point, by) one point of one series moved."""
+    plt = _pyplot()
+
+    walks = np.cumsum(np.random.default_rng(3).normal(0, 1, (3, 30)), axis=1) + np.array([[4], [16], [22]])
+    if moved is not None:
+        walks[moved[0], moved[1]] += moved[2]
+    fig = plt.figure(figsize=(6, 6), dpi=100)
+    ax = fig.add_subplot(111)
+    for row in walks:
+        ax.plot(row, marker="o", markersize=3)
+    ax.set_xlabel("Patients")
+    ax.set_ylabel("Traffic")
+    fig.suptitle("Budget (2006)")
+    return _png(fig)
+
+
+def test_a_crop_through_the_title_whose_profiles_pick_a_wrong_window_is_compared_on_the_whole_content() -> None:
+    """A crop that cuts through a line chart's title: the profiles of a few lines across the axes say little, and
+    the window they pick in either direction scores under the bound, too far off to be refined. Both content
+    boxes, trimmed of their borders, show the same chart as they are: a pair that fails both ways is compared on
+    the whole of each too (``alignment.whole_scores``), and the copy is merged; one point moved is not."""
+    import io
+
+    from PIL import Image
+
+    from zuhyo.construct.filter.alignment import directed_scores
+    from zuhyo.construct.filter.near_duplicates import verify_scores
+
+    original = _walks_with_markers()
+    with Image.open(io.BytesIO(original)) as im:
+        cropped = io.BytesIO()
+        im.crop((8, 22, 568, 596)).save(cropped, format="PNG")
+    images = [original, cropped.getvalue(), _walks_with_markers((1, 12, 3.0))]
+    arrays = _arrays(images)
+    for ia, ib in ((0, 1), (1, 0)):
+        window_score = directed_scores(arrays.thumbs, arrays.prepared, np.array([ia]), np.array([ib]),
+                                       refine_below=DEFAULT_MIN_SCORE)[0]
+        assert window_score[0] < DEFAULT_MIN_SCORE
+    pairs = np.array([[0, 1], [0, 2], [1, 2]])
+    scores, _, regions = verify_scores(arrays, pairs, images=images.__getitem__)
+    merged = (scores >= DEFAULT_MIN_SCORE) & (regions >= 0) & (regions <= MAX_REGION)
+    assert merged.tolist() == [True, False, False]
+    assert regions[0] == 0 and regions[1] > MAX_REGION and regions[2] > MAX_REGION
 
 
 def _wide_bars(size: tuple[float, float], changed: int | None = None) -> bytes:

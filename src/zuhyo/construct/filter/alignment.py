@@ -12,7 +12,10 @@ For each pair and each direction (``b`` aligned into ``a`` and ``a`` into ``b``)
 2. **Warp**: ``a``'s window resampled (bilinear, OpenCV ``warpAffine``) onto ``b``'s pixel grid. When the
    verification bound is given and the window scores just under it (:attr:`Comparison.refine_from`), the window
    is refined as an affine by OpenCV's ECC on 64 px lumas (:func:`refine_affine`): profiles are a weak aligner
-   when the copy has content added at a side (a screenshot's browser chrome and scroll bar).
+   when the copy has content added at a side (a screenshot's browser chrome and scroll bar). A pair that fails
+   both ways is compared on the whole of each thumbnail as well (:func:`whole_scores`, asked by
+   :func:`zuhyo.construct.filter.near_duplicates.scored_directions`): the profiles of a few lines across the axes
+   say little, and a crop through a title got a window too far off to be refined.
 3. **Comparison** (:func:`compare`): a pixel of ``b`` *differs* when its colour lies outside the range of the
    aligned pixels within ``tolerance`` of it (a grey-level erosion and dilation) by more than ``residual_level``
    (so a blurred or slightly shifted edge still matches, a moved bar or wedge does not). Two numbers come out: the
@@ -737,6 +740,22 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
             if score >= refine_below:
                 scores[q], solids[q], mapped[q] = score, solid, True
     return scores, solids, affines, (mapped if defer_hint else mapped.astype(bool))
+
+
+def whole_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.ndarray,
+                 cmp: Comparison = Comparison()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(score, solid difference, affine) of each ``thumbs[ib]`` compared with all of ``thumbs[ia]`` as it is (the
+    identity alignment; colours as they are, on luma where either is grey): the content boxes, trimmed of their
+    borders, may show the same where the profiles pick a wrong window (:func:`directed_scores`)."""
+    import numpy as np
+
+    side = thumbs.shape[1]
+    whole = window_affine(np.array([0.0, side - 1, 0.0, side - 1]), side)[0]
+    scores, solids = np.zeros(len(ia)), np.zeros(len(ia), dtype=np.int64)
+    for q, (a, b) in enumerate(zip(ia.tolist(), ib.tolist(), strict=True)):
+        scores[q], solids[q] = compare(thumbs[a], thumbs[b], whole, int(prep.ink[b]), cmp,
+                                       grey=bool(prep.grey[a] or prep.grey[b]))
+    return scores, solids, np.repeat(whole[None], len(ia), axis=0)
 
 
 def content_box(thumb: np.ndarray, floor: int = 8, contrast: int = 32, outliers: float = 0.01, ends: float = 0.04,

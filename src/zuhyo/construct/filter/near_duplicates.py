@@ -719,10 +719,12 @@ def scored_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
     """:func:`score_pairs` and the :class:`Directions` the scores came from: per pair whether the better
     direction shows the second image in the first or the first in the second, its alignment and whether its
     colours were mapped. Without ``max_solid`` (a second look judges the pair) a direction the tone test fails
-    (:func:`tone_fails`) is the better one only where the other fails it too."""
+    (:func:`tone_fails`) is the better one only where the other fails it too. With ``refine_below``, a pair that
+    scores under it both ways is compared on the whole of each thumbnail too
+    (:func:`zuhyo.construct.filter.alignment.whole_scores`), the better direction taken where that reaches it."""
     import numpy as np
 
-    from zuhyo.construct.filter.alignment import directed_scores, palette_moves
+    from zuhyo.construct.filter.alignment import directed_scores, palette_moves, whole_scores
 
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     scores, solids = np.zeros(len(pairs)), np.zeros(len(pairs), dtype=np.int64)
@@ -752,6 +754,22 @@ def scored_directions(thumbs: np.ndarray, prepared: Prepared, pairs: np.ndarray,
                 into, shown = (a[k], b[k]) if first[k] else (b[k], a[k])
                 hint[k] = palette_moves(thumbs[into], thumbs[shown], affines[s + k])
             mapped[s:s + batch] = hint > 0
+        if refine_below is not None:
+            # The profiles can pick a wrong window where they say little (a few lines across the axes, half a
+            # title cut off a crop), and a window far off is not refined: a pair that fails both ways is compared
+            # on the whole of each content box too. Only such a pair: started from the whole image, a chart drawn
+            # again at another size whose window refines well was left a pixel off at the second look.
+            failed = np.flatnonzero(scores < refine_below)
+            a, b = pairs[failed, 0], pairs[failed, 1]
+            w1, v1, whole = whole_scores(thumbs, prepared, a, b)
+            w2, v2, _ = whole_scores(thumbs, prepared, b, a)
+            w1, w2 = np.where(v1 <= limit, w1, 0.0), np.where(v2 <= limit, w2, 0.0)
+            first = w1 >= w2
+            best = np.where(first, w1, w2)
+            took = best >= refine_below
+            now = failed[took]
+            scores[now], solids[now] = best[took], np.where(first, v1, v2)[took]
+            forward[now], affines[now], mapped[now] = first[took], whole[took], False
     return scores, solids, Directions(forward, affines, mapped)
 
 

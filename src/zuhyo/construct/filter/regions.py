@@ -207,6 +207,10 @@ class RegionCheck:
     (a chart drawn again at another size, left out, up to 0.058: its text keeps its size while the axes scale);
     of 800 second looks drawn from the scale corpus's 2,000 charts, 589 of the 773 that fail had more than 0.06
     (bench/README.md, "twentieth session")."""
+    rule_width: int = 1
+    """Stray ink (:func:`_stray_ink`) no more than this many pixels across is looked at as marks moved however
+    much of its box it fills: the edge of a legend's frame, drawn 0.8 pt wide (a solid patch, no text, fills its
+    box too)."""
     stray_trace: int = 16
     """How far from its backgrounds a pixel of the other image needs to be to explain ink near it: any trace of
     ink (a faint grid line resampled may fall under the ink's level in one image only)."""
@@ -1319,8 +1323,8 @@ def _stray_ink(strokes: _Strokes, affine: np.ndarray, check: RegionCheck, pieces
     pixels = np.bincount(labels[stray > 0], minlength=count)[1:]
     for k in np.argsort(-pixels):
         x, y, w, h = (int(v) for v in stats[k + 1, :4])
-        # a solid patch is no text (as _region)
-        if pixels[k] <= limit or pixels[k] > check.text_fill * w * h:
+        # a solid patch is no text (as _region); a rule a pixel or so across fills its box too
+        if pixels[k] <= limit or (pixels[k] > check.text_fill * w * h and min(w, h) > check.rule_width):
             break
         if not explained((x, y, w, h), np.asarray(cv2.bitwise_and(stray, (labels == k + 1).view(np.uint8)))):
             break
