@@ -279,6 +279,13 @@ def window_affine(windows: np.ndarray, side: int) -> np.ndarray:
     return out
 
 
+def whole_affine(side: int) -> np.ndarray:
+    """(2, 3) float32: :func:`window_affine` of the whole of a ``side`` px thumbnail (the identity)."""
+    import numpy as np
+
+    return window_affine(np.array([0.0, side - 1, 0.0, side - 1]), side)[0]
+
+
 def rescaled_affine(affine: np.ndarray, cx: float, cy: float | None = None) -> np.ndarray:
     """``affine`` (2x3, grid to grid) on both grids scaled by ``cx`` across and ``cy`` down (default ``cx``;
     pixel centres: u' = (u + 0.5) c - 0.5)."""
@@ -692,7 +699,7 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
         windows = directed_windows(prep, ia, ib, cmp)
     affines = window_affine(windows, thumbs.shape[1])
     side = thumbs.shape[1]
-    whole = window_affine(np.array([0.0, side - 1, 0.0, side - 1]), side)[0]
+    whole = whole_affine(side)
     scores, solids = np.zeros(len(ia)), np.zeros(len(ia), dtype=np.int64)
     mapped = np.zeros(len(ia), dtype=np.int8)
     for q, (a, b) in enumerate(zip(ia.tolist(), ib.tolist(), strict=True)):
@@ -750,7 +757,7 @@ def whole_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.ndar
     import numpy as np
 
     side = thumbs.shape[1]
-    whole = window_affine(np.array([0.0, side - 1, 0.0, side - 1]), side)[0]
+    whole = whole_affine(side)
     scores, solids = np.zeros(len(ia)), np.zeros(len(ia), dtype=np.int64)
     for q, (a, b) in enumerate(zip(ia.tolist(), ib.tolist(), strict=True)):
         scores[q], solids[q] = compare(thumbs[a], thumbs[b], whole, int(prep.ink[b]), cmp,
