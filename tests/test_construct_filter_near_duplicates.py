@@ -2417,3 +2417,29 @@ def test_a_chart_drawn_again_at_another_dpi_is_merged_by_reading_its_labels_and_
     assert scores[2] == 0.0 and regions[2] > MAX_REGION  # 交通量 -> 交通費
     without = region_scores(arrays.thumbs, arrays.prepared, pairs[:1], images, check=RegionCheck(read_text=False))
     assert without[0] > MAX_REGION
+
+
+@pytest.mark.parametrize("side", [128, 400, 600])
+def test_colour_sums_inside_and_apart_in_one_pass_are_the_sums_counted_pixel_by_pixel(side: int) -> None:
+    """alignment._colour_sums_apart sums ``tb``'s channels per colour bin of the window, inside areas and not, in
+    one pass (two channels packed in one float64 weight where every sum stays under 2**53: a thumbnail and a
+    second look's grid of 400 x 400; channel by channel at 600 x 600): the same counts and sums, to the unit, as
+    adding each pixel in turn, on the most extreme images (every pixel 255 in one bin; random bins and values)."""
+    from zuhyo.construct.filter.alignment import COLOUR_BINS, _colour_bins, _colour_sums, _colour_sums_apart
+
+    rng = np.random.default_rng(side)
+    for window, tb in ((np.full((side, side, 3), 255, np.uint8), np.full((side, side, 3), 255, np.uint8)),
+                       (rng.integers(0, 256, (side, side, 3), dtype=np.uint8),
+                        rng.integers(0, 256, (side, side, 3), dtype=np.uint8))):
+        bins = _colour_bins(window)
+        where = rng.random((side, side)) < 0.6
+        planes = [np.ascontiguousarray(tb[:, :, c]) for c in range(3)]
+        (count, totals), (rest_count, rest_totals) = _colour_sums_apart(bins, planes, where)
+        for mask, got_count, got_totals in ((where, count, totals), (~where, rest_count, rest_totals)):
+            want_count = np.zeros(COLOUR_BINS ** 3, dtype=np.int64)
+            want_totals = np.zeros((COLOUR_BINS ** 3, 3), dtype=np.int64)
+            np.add.at(want_count, bins[mask], 1)
+            np.add.at(want_totals, bins[mask], tb[mask].astype(np.int64))
+            assert np.array_equal(got_count, want_count) and np.array_equal(got_totals, want_totals)
+        every_count, every_totals = _colour_sums(bins, planes, None)
+        assert np.array_equal(every_count, count + rest_count) and np.array_equal(every_totals, totals + rest_totals)

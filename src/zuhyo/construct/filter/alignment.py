@@ -438,11 +438,42 @@ def _colour_sums(bins: np.ndarray, planes: Sequence[np.ndarray], where: np.ndarr
     them, where ``where`` (every pixel when ``None``)."""
     import numpy as np
 
+    if where is None:
+        return _binned_sums(bins.ravel().astype(np.intp), planes, COLOUR_BINS ** 3)
+    inside, _ = _colour_sums_apart(bins, planes, where)
+    return inside
+
+
+def _colour_sums_apart(bins: np.ndarray, planes: Sequence[np.ndarray], where: np.ndarray
+                       ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """:func:`_colour_sums` where ``where`` and where not, in one pass over the pixels (the second map of
+    :func:`palette_map` sums the rest)."""
+    import numpy as np
+
     size = COLOUR_BINS ** 3
-    chosen = (bins.ravel() if where is None else bins[where]).astype(np.intp)  # once: bincount converts others
-    values = [plane.ravel() if where is None else plane[where] for plane in planes]
-    count = np.bincount(chosen, minlength=size).astype(np.float64)
-    return count, np.stack([np.bincount(chosen, weights=value, minlength=size) for value in values], axis=1)
+    key = (bins.astype(np.intp) << 1) | np.asarray(where, dtype=bool).view(np.uint8)
+    count, totals = _binned_sums(key.ravel(), planes, 2 * size)
+    return (count[1::2], totals[1::2]), (count[0::2], totals[0::2])
+
+
+def _binned_sums(key: np.ndarray, planes: Sequence[np.ndarray], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(count, sums): per ``key`` (intp, one per pixel, under ``size``), its pixels and the sums of the three
+    ``planes`` (uint8) over them, as float64 - exact: every sum is an integer under 2**53. Two channels are summed
+    in one weighted count, packed as ``r + low g`` with ``low`` over any one channel's sum, where that stays
+    under 2**53 (images of up to ~2**18 pixels)."""
+    import numpy as np
+
+    r, g, b = (np.asarray(plane).ravel() for plane in planes[:3])
+    count = np.bincount(key, minlength=size).astype(np.float64)
+    low = float(1 << (255 * key.size).bit_length())
+    if low * low > 2.0 ** 53:
+        return count, np.stack([np.bincount(key, weights=v, minlength=size) for v in (r, g, b)], axis=1)
+    packed = np.bincount(key, weights=g * low + r, minlength=size)
+    high = np.floor(packed / low)  # exact: a division by a power of two
+    totals = np.empty((size, 3), dtype=np.float64)
+    totals[:, 0], totals[:, 1] = packed - high * low, high
+    totals[:, 2] = np.bincount(key, weights=b, minlength=size)
+    return count, totals
 
 
 def _map_of(count: np.ndarray, totals: np.ndarray, cmp: Comparison) -> np.ndarray:
@@ -462,14 +493,16 @@ def _map_of(count: np.ndarray, totals: np.ndarray, cmp: Comparison) -> np.ndarra
     return out
 
 
-def _palette_ink(window: np.ndarray, bins: np.ndarray, cmp: Comparison
+def _palette_ink(window: np.ndarray, bins: np.ndarray, cmp: Comparison, count: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What :func:`palette_changed` weighs whatever the map: per colour bin of ``window`` (``bins``) its pixels,
-    whether it is the background, and its coloured pixels (chroma over :attr:`Comparison.palette_chroma`)."""
+    """What :func:`palette_changed` weighs whatever the map: per colour bin of ``window`` (``bins``) its pixels
+    (``count`` where already found), whether it is the background, and its coloured pixels (chroma over
+    :attr:`Comparison.palette_chroma`)."""
     import cv2
     import numpy as np
 
-    count = np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)
+    if count is None:
+        count = np.bincount(bins.ravel(), minlength=COLOUR_BINS ** 3)
     # The background: the commonest colour at 8 levels a channel (a light axes' face and the white page round it
     # are one; at the map's finer levels the bars of a bar chart can outnumber either).
     up = _coarse_of(COLOUR_BINS, COARSE_BINS)
@@ -594,18 +627,15 @@ def palette_map(window: np.ndarray, tb: np.ndarray, cmp: Comparison = Comparison
 
     bins = _colour_bins(window) if bins is None else bins
     planes = cv2.split(np.ascontiguousarray(tb))[:3]
-    inside = _inside_areas(bins)
-    count, totals = _colour_sums(bins, planes, inside)
+    (count, totals), (rest_count, rest_totals) = _colour_sums_apart(bins, planes, _inside_areas(bins))
     table = _map_of(count, totals, cmp)
-    ink = _palette_ink(window, bins, cmp)  # once for either map
+    ink = _palette_ink(window, bins, cmp, (count + rest_count).astype(np.int64))  # once for either map
     if palette_changed(window, table, cmp, bins=bins, ink=ink):
         return table
     if not cmp.recolour_strokes:
         return None
     # Lines and markers drawn with another palette: no areas to fit the map on, their strokes are most of the ink
     # (a red and a blue line drawn again in blue and orange). Fitted on every pixel, the map moves their palette.
-    # (Every pixel's sums are the areas' and the rest's: only the rest, a small part, is summed again.)
-    rest_count, rest_totals = _colour_sums(bins, planes, ~inside)
     table = _map_of(count + rest_count, totals + rest_totals, cmp)
     return table if palette_changed(window, table, cmp, bins=bins, ink=ink) else None
 
@@ -739,8 +769,9 @@ def directed_scores(thumbs: np.ndarray, prep: Prepared, ia: np.ndarray, ib: np.n
             # in pastels), so a pair that nearly verifies so is tried on the whole image too; and so is any pair of
             # a grey image and a colour one whose palette moved: a colour map's luma need not even keep the grey
             # one's order (Greys darkens as plasma brightens), and its window can be anywhere.
-            if (score >= cmp.refine_from and solid > 0) or (
-                    moved and prep.grey[a] != prep.grey[b] and not np.allclose(affines[q], whole)):
+            # (not where the window is the whole image: the same comparison again)
+            if not np.array_equal(affines[q], whole) and ((score >= cmp.refine_from and solid > 0) or (
+                    moved and prep.grey[a] != prep.grey[b] and not np.allclose(affines[q], whole))):
                 whole_score, whole_solid = compare(thumbs[a], thumbs[b], whole, int(prep.ink[b]), cmp, recolour=True)
                 if whole_score > score:
                     score, solid, affines[q] = whole_score, whole_solid, whole
