@@ -124,6 +124,13 @@ class RegionCheck:
     split; a bar 25 % lower, 0.92)."""
     text_piece: int = 48
     """Side (px) of the pieces a region is looked at in as moved text (:func:`_moved_text`)."""
+    text_apart: int = 5
+    """A region over the limit that its pieces do not explain as moved text is looked at once more as the
+    objects of ink in it at least this many px apart, each moved on its own, all of them left with at most the
+    limit (0: never): the join (:attr:`join`) puts an axis's title, drawn rotated along the axis and centred on it,
+    and the tick label beside it in one region, and drawn again at another size the two move apart. A word's
+    letters and a number's digits lie closer: a number changed is one object (split into its digits, each moved on
+    its own, a table's number of other digits passed). Ours."""
     glyph_most: float = 1.3
     """The largest scale (or its inverse) of one image's text against the other's looked at so: a figure drawn
     again at most 30 % larger or smaller."""
@@ -582,6 +589,9 @@ def _region(g: _Grids, affine: np.ndarray, check: RegionCheck, text: tuple[float
         moved = all((text is not None and _moved_text(g, own, part, text, check, limit, mine))
                     or (shift and _moved_text(g, own, part, (1.0, 1.0), check, limit, mine, reach=shift))
                     for part in parts)
+        if not moved and text is not None and check.text_apart > 0:
+            # labels that the join put in one region each move on their own: an axis's title beside a tick label
+            moved = _apart_moved(g, own, (x, y, w, h), mine, text, check, limit)
         if not moved and shift and check.edge_piece and min(w, h) >= 2 * check.edge_piece:
             moved = _edges_moved(g, own, (x, y, w, h), mine, check, limit)
         if not moved:
@@ -603,6 +613,46 @@ def _edges_moved(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], 
         if left > limit:
             return False
     return True
+
+
+def _apart_moved(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], region: np.ndarray,
+                 text: tuple[float, float], check: RegionCheck, limit: int) -> bool:
+    """Whether the parts of a region (``box``, ``region`` its mask) at least :attr:`RegionCheck.text_apart` px
+    apart (:func:`_apart`), two or more and none of them a solid patch (:attr:`RegionCheck.text_fill`), each
+    ``a``'s text at ``text``'s scale moved on its own (:func:`_moved_off`), leave no more than ``limit`` pixels
+    differing in all."""
+    import numpy as np
+
+    parts = _apart(g, box, region, check)
+    if len(parts) < 2:
+        return False
+    if any(np.count_nonzero(g.gb[py:py + ph, px:px + pw] < 255 - check.level) > check.text_fill * pw * ph
+           for px, py, pw, ph in parts):
+        return False  # a solid patch (a bar's end) is not a label, however it moves
+    left = 0
+    for part in parts:
+        left += _moved_off(g, affine, part, text, check, region)
+        if left > limit:
+            return False
+    return True
+
+
+def _apart(g: _Grids, box: tuple[int, int, int, int], region: np.ndarray, check: RegionCheck
+           ) -> list[tuple[int, int, int, int]]:
+    """The boxes (x, y, w, h on the grid) of the objects of ``b``'s ink (luma :attr:`RegionCheck.level` under
+    white) within ``box`` that lie at least :attr:`RegionCheck.text_apart` px apart and hold some of ``region``
+    (its mask): separate labels, where a word's letters and a number's digits are one object."""
+    import cv2
+    import numpy as np
+
+    x, y, w, h = box
+    ink = (g.gb[y:y + h, x:x + w] < 255 - check.level).view(np.uint8)
+    near = cv2.dilate(ink, np.ones((check.text_apart, check.text_apart), np.uint8))
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(near, connectivity=8)
+    held = np.unique(labels[region[y:y + h, x:x + w] > 0])
+    half = check.text_apart // 2
+    return [(x + int(sx) + half, y + int(sy) + half, max(1, int(sw) - 2 * half),
+             max(1, int(sh) - 2 * half)) for k, (sx, sy, sw, sh, _) in enumerate(stats) if k > 0 and k in held]
 
 
 def _tiles(box: tuple[int, int, int, int], piece: int) -> list[tuple[int, int, int, int]]:
