@@ -607,9 +607,18 @@ def _edges_moved(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], 
     ``a``'s moved by its best shift within :attr:`RegionCheck.edge_reach` px (:func:`_moved_off` at one scale),
     leave no more than ``limit`` pixels differing in all: the edges of a bar snapped to other pixels, each by its
     own amount."""
+    return _parts_moved(g, affine, _tiles(box, check.edge_piece), (1.0, 1.0), check, region, limit,
+                        reach=check.edge_reach)
+
+
+def _parts_moved(g: _Grids, affine: np.ndarray, parts: Sequence[tuple[int, int, int, int]],
+                 text: tuple[float, float], check: RegionCheck, region: np.ndarray, limit: int, reach: int = 0
+                 ) -> bool:
+    """Whether ``parts`` (boxes on the grid), each ``a``'s moved on its own (:func:`_moved_off` at ``text``'s
+    scale, within ``reach``), leave no more than ``limit`` pixels differing in all."""
     left = 0
-    for part in _tiles(box, check.edge_piece):
-        left += _moved_off(g, affine, part, (1.0, 1.0), check, region, reach=check.edge_reach)
+    for part in parts:
+        left += _moved_off(g, affine, part, text, check, region, reach)
         if left > limit:
             return False
     return True
@@ -619,40 +628,35 @@ def _apart_moved(g: _Grids, affine: np.ndarray, box: tuple[int, int, int, int], 
                  text: tuple[float, float], check: RegionCheck, limit: int) -> bool:
     """Whether the parts of a region (``box``, ``region`` its mask) at least :attr:`RegionCheck.text_apart` px
     apart (:func:`_apart`), two or more and none of them a solid patch (:attr:`RegionCheck.text_fill`), each
-    ``a``'s text at ``text``'s scale moved on its own (:func:`_moved_off`), leave no more than ``limit`` pixels
+    ``a``'s text at ``text``'s scale moved on its own (:func:`_parts_moved`), leave no more than ``limit`` pixels
     differing in all."""
-    import numpy as np
-
-    parts = _apart(g, box, region, check)
-    if len(parts) < 2:
-        return False
-    if any(np.count_nonzero(g.gb[py:py + ph, px:px + pw] < 255 - check.level) > check.text_fill * pw * ph
-           for px, py, pw, ph in parts):
-        return False  # a solid patch (a bar's end) is not a label, however it moves
-    left = 0
-    for part in parts:
-        left += _moved_off(g, affine, part, text, check, region)
-        if left > limit:
-            return False
-    return True
-
-
-def _apart(g: _Grids, box: tuple[int, int, int, int], region: np.ndarray, check: RegionCheck
-           ) -> list[tuple[int, int, int, int]]:
-    """The boxes (x, y, w, h on the grid) of the objects of ``b``'s ink (luma :attr:`RegionCheck.level` under
-    white) within ``box`` that lie at least :attr:`RegionCheck.text_apart` px apart and hold some of ``region``
-    (its mask): separate labels, where a word's letters and a number's digits are one object."""
     import cv2
     import numpy as np
 
     x, y, w, h = box
-    ink = (g.gb[y:y + h, x:x + w] < 255 - check.level).view(np.uint8)
-    near = cv2.dilate(ink, np.ones((check.text_apart, check.text_apart), np.uint8))
+    ink = (g.gb[y:y + h, x:x + w] < 255 - check.level).view(np.uint8)  # b's ink: luma ``level`` under white
+    parts = _apart(ink, region[y:y + h, x:x + w], check.text_apart)
+    if len(parts) < 2:
+        return False
+    if any(cv2.countNonZero(ink[py:py + ph, px:px + pw]) > check.text_fill * pw * ph for px, py, pw, ph in parts):
+        return False  # a solid patch (a bar's end) is not a label, however it moves
+    return _parts_moved(g, affine, [(x + px, y + py, pw, ph) for px, py, pw, ph in parts], text, check, region,
+                        limit)
+
+
+def _apart(ink: np.ndarray, region: np.ndarray, gap: int) -> list[tuple[int, int, int, int]]:
+    """The boxes (x, y, w, h) of the objects of ``ink`` (a mask, 1 or 0) that lie at least ``gap`` px apart and
+    hold some of ``region`` (a mask of its size): separate labels, where a word's letters and a number's digits
+    are one object."""
+    import cv2
+    import numpy as np
+
+    near = cv2.dilate(ink, np.ones((gap, gap), np.uint8))
     _, labels, stats, _ = cv2.connectedComponentsWithStats(near, connectivity=8)
-    held = np.unique(labels[region[y:y + h, x:x + w] > 0])
-    half = check.text_apart // 2
-    return [(x + int(sx) + half, y + int(sy) + half, max(1, int(sw) - 2 * half),
-             max(1, int(sh) - 2 * half)) for k, (sx, sy, sw, sh, _) in enumerate(stats) if k > 0 and k in held]
+    held = np.unique(labels[region > 0])
+    half = gap // 2
+    return [(int(sx) + half, int(sy) + half, max(1, int(sw) - 2 * half), max(1, int(sh) - 2 * half))
+            for k, (sx, sy, sw, sh, _) in enumerate(stats) if k > 0 and k in held]
 
 
 def _tiles(box: tuple[int, int, int, int], piece: int) -> list[tuple[int, int, int, int]]:
